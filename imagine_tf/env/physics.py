@@ -1,0 +1,259 @@
+"""The batched Playground core: B scenes of N objects as numpy arrays (REFERENCE_FACTS §1.3–1.6).
+
+`PlaygroundCore` holds the state of B synchronous scenes and advances them all at once; there is
+no Python loop over scenes or objects in `step`. It knows no language: scenes are drawn from
+`SceneConstraints`. `imagine_tf.env.playground_env.PlaygroundEnv` wraps it as a TF-Agents
+environment.
+
+One step, for every scene at once:
+  1. the action is clipped to [-1, 1]^3; hand <- clip(hand + 0.15 a[:2], -1.2, 1.2);
+  2. gripper <- +1 (closed) if a[2] > 0 else -1 (a level command, not a toggle);
+  3. grasp: an open gripper releases the held object (it stays where it is); a closed gripper
+     keeps its object, or, holding nothing, takes the first object (in list order) with
+     ||obj - hand|| < (size + 0.05) / 2; at most one object is held;
+  4. the held object moves to the hand;
+  5. growth: a living thing whose centre is closer than (size_l + size_s) / 2 to a supply that
+     feeds it (animals: food or water; plants: water) grows by 0.04, capped at 0.34.
+
+Timing choice (Ambiguity 16): contact is checked on the positions *after* this step's move and
+carry, so growth can happen one step earlier than in the per-object loop of the reference code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from imagine_tf.env import ontology
+from imagine_tf.env.config import (
+    ACTION_SCALE,
+    ARENA_LIMIT,
+    GROWTH_PER_STEP,
+    HAND_SIZE,
+    MAX_SIZE,
+    PlaygroundConfig,
+)
+from imagine_tf.env.observation import (
+    BODY_DIM,
+    GRASPED_INDEX,
+    OBJECT_DIM,
+    POSITION_SLICE,
+    RGB_SLICE,
+    SIZE_INDEX,
+    TYPE_SLICE,
+    step_dim,
+)
+from imagine_tf.env.scene_generation import SceneConstraints, SceneLayout, generate_scenes
+
+NO_OBJECT = -1
+# The raw clip ufunc: np.clip's Python wrapper costs more than the work on small batches.
+_clip = np.core.umath.clip
+
+
+def check_actions(action: np.ndarray, batch_size: int) -> np.ndarray:
+    """Validates a batch of actions and returns it as float32 [B, 3] (not yet clipped).
+
+    Raises:
+      ValueError: wrong shape or non-finite values, with what was given and what is expected.
+    """
+    action = np.asarray(action, dtype=np.float32)
+    if action.shape != (batch_size, 3):
+        if action.shape == (3,) and batch_size == 1:
+            action = action[None]
+        else:
+            raise ValueError(
+                f"Expected actions of shape ({batch_size}, 3) = (batch_size, [dx, dy, gripper]), "
+                f"got shape {action.shape}. Pass one 3-vector per scene."
+            )
+    if not math.isfinite(action.ravel().dot(action.ravel())):  # NaN and inf propagate
+        bad = np.argwhere(~np.isfinite(action))[:3].tolist()
+        raise ValueError(
+            f"Actions must be finite; got NaN or inf at (scene, dim) {bad}. "
+            "Check the policy's output before stepping the environment."
+        )
+    return action
+
+
+class PlaygroundCore:
+    """B synchronous Playground scenes as arrays.
+
+    The state lives in the buffer of the current time step o_t (float32 [B, D], D = 3 + 39 N),
+    so a step updates it in place and never re-assembles the observation; the only other state
+    is the index of the held object per scene. Small batches are dominated by numpy's per-call
+    overhead, so every constant is a pre-allocated array and every update writes in place.
+
+    Shapes: B = batch_size, N = config.num_objects.
+
+    Read-only views (owned by the core):
+      hand_position: float32 [B, 2]; gripper: float32 [B] (+1 closed, -1 open).
+      held: int64 [B], index of the held object or -1.
+      object_type: int64 [B, N]; colour: int64 [B, N] (colour index).
+      object_position: float32 [B, N, 2]; object_size: float32 [B, N]; rgb: float32 [B, N, 3].
+      num_steps: steps since the last reset.
+    """
+
+    def __init__(self, config: PlaygroundConfig, batch_size: int, seed: int | None = None):
+        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}.")
+        self.config = config
+        self.batch_size = batch = int(batch_size)
+        self.rng = np.random.default_rng(seed)
+        num_objects = config.num_objects
+        self._step_dim = step_dim(num_objects)
+        # o_t and o_0, and views of o_t that hold the state.
+        self._current = np.zeros((batch, self._step_dim), dtype=np.float32)
+        self._initial = np.zeros_like(self._current)
+        features = self._current[:, BODY_DIM:].reshape(batch, num_objects, OBJECT_DIM)
+        self._features = features
+        self.hand_position = self._current[:, 0:2]
+        self.gripper = self._current[:, 2]
+        self.object_position = features[..., POSITION_SLICE]
+        self.object_size = features[..., SIZE_INDEX]
+        self.rgb = features[..., RGB_SLICE]
+        self._grasped = features[..., GRASPED_INDEX]
+        self.held = np.full(batch, NO_OBJECT, dtype=np.int64)
+        # Constants as arrays: numpy ufuncs on small arrays pay more for a Python scalar.
+        self._rows = np.arange(batch)
+        self._minus_one = np.full((batch, 3), -1.0, dtype=np.float32)
+        self._plus_one = np.ones((batch, 3), dtype=np.float32)
+        self._action = np.zeros((batch, 3), dtype=np.float32)
+        self._move = np.zeros((batch, 2), dtype=np.float32)
+        self._scale = np.full((batch, 2), ACTION_SCALE, dtype=np.float32)
+        self._low = np.full((batch, 2), -ARENA_LIMIT, dtype=np.float32)
+        self._high = np.full((batch, 2), ARENA_LIMIT, dtype=np.float32)
+        self._zeros = np.zeros(batch, dtype=np.float32)
+        self._no_object = np.full(batch, NO_OBJECT, dtype=np.int64)
+        self._zero_index = np.zeros(batch, dtype=np.int64)
+        self._object_index = np.arange(num_objects)[None, :]
+        self._ones = np.ones((batch, num_objects), dtype=np.float32)
+        self._minus_ones = -self._ones
+        self._reach = np.ones((batch, num_objects + 1), dtype=bool)
+        self._first_or_none = np.append(np.arange(num_objects), NO_OBJECT)
+        self.num_steps = 0
+        self.reset(SceneConstraints.free(batch))
+
+    # ------------------------------------------------------------------------------------------
+    def reset(self, constraints: SceneConstraints) -> np.ndarray:
+        """Starts B new scenes drawn under the constraints; returns s_0, float32 [B, 2D]."""
+        if constraints.batch_size != self.batch_size:
+            raise ValueError(
+                f"Got constraints for {constraints.batch_size} scenes, expected {self.batch_size}."
+            )
+        self.set_layout(generate_scenes(constraints, self.config, self.rng))
+        return self.observation()
+
+    def set_layout(self, layout: SceneLayout) -> None:
+        """Starts scenes from an explicit layout (hand at the origin, gripper open)."""
+        expected = (self.batch_size, self.config.num_objects)
+        if np.shape(layout.object_type) != expected or np.shape(layout.position) != expected + (
+            2,
+        ):
+            raise ValueError(
+                f"Layout shapes {np.shape(layout.object_type)}/{np.shape(layout.position)} do not "
+                f"match (batch, num_objects) = {expected} (+ 2 for positions)."
+            )
+        self.object_type = np.asarray(layout.object_type, dtype=np.int64)
+        self.colour = np.asarray(layout.colour, dtype=np.int64)
+        features = self._features
+        features[..., TYPE_SLICE] = _ONE_HOT[self.object_type]
+        features[..., RGB_SLICE] = layout.rgb
+        features[..., POSITION_SLICE] = layout.position
+        features[..., SIZE_INDEX] = layout.size
+        features[..., GRASPED_INDEX] = -1.0
+        self._current[:, 0:2] = 0.0
+        self._current[:, 2] = -1.0
+        self.held.fill(NO_OBJECT)
+        # feeds[b, l, s]: object s makes object l grow on contact.
+        self._feeds = ontology.FEEDS[self.object_type[:, None, :], self.object_type[:, :, None]]
+        self._feeds_row = self._feeds.any(axis=(1, 2))
+        self._feeds_any = bool(self._feeds_row.any())
+        self._growing_rows = np.zeros(self.batch_size, dtype=bool)
+        self._update_reach()
+        self._initial[:] = self._current
+        self.num_steps = 0
+
+    def _update_reach(self) -> None:
+        """Squared grasp radius per object, ((size + 0.05) / 2)^2, float32 [B, N]."""
+        self._reach2 = np.square((self.object_size + np.float32(HAND_SIZE)) * np.float32(0.5))
+
+    # ------------------------------------------------------------------------------------------
+    def step(self, action: np.ndarray) -> np.ndarray:
+        """Advances every scene by one step; returns s_t, float32 [B, 2D].
+
+        Args:
+          action: [B, 3] actions (dx, dy, gripper); clipped to [-1, 1].
+
+        Raises:
+          ValueError: actions of the wrong shape or not finite (the state is left unchanged).
+        """
+        action = _clip(
+            check_actions(action, self.batch_size), self._minus_one, self._plus_one, out=self._action
+        )
+        hand = self.hand_position
+        np.add(hand, np.multiply(action[:, :2], self._scale, out=self._move), out=hand)
+        _clip(hand, self._low, self._high, out=hand)
+        closed = np.greater(action[:, 2], self._zeros)
+        self.gripper[:] = np.where(closed, self._plus_one[:, 0], self._minus_one[:, 0])
+
+        # Grasp: an open gripper holds nothing; a closed one keeps its object or, if empty,
+        # takes the first reachable object in list order.
+        position = self.object_position
+        held = np.where(closed, self.held, self._no_object)
+        searching = np.less(held, self._zero_index) & closed
+        if np.count_nonzero(searching):
+            gap = position - hand[:, None, :]
+            d2 = np.add.reduce(np.square(gap), axis=2)
+            # Column N stays True: argmax finds the first reachable object, or N for none.
+            np.less(d2, self._reach2, out=self._reach[:, :-1])
+            first = self._first_or_none[self._reach.argmax(axis=1)]
+            held = np.where(searching, first, held)
+        self.held = held
+
+        # Carry, and the grasped flags.
+        held_mask = np.equal(held[:, None], self._object_index)  # [B, N]
+        np.copyto(position, hand[:, None, :], where=held_mask[..., None])
+        np.copyto(self._grasped, np.where(held_mask, self._ones, self._minus_ones))
+        if self._feeds_any:
+            self._growing_rows |= np.greater_equal(held, self._zero_index) & self._feeds_row
+        # Growth: contacts change only when something moves, or while something grows.
+        if np.count_nonzero(self._growing_rows):
+            self._grow()
+        self.num_steps += 1
+        return self.observation()
+
+    def _grow(self) -> None:
+        """Living things touching a supply that feeds them grow by 0.04, up to 0.34.
+
+        Only the scenes flagged in `_growing_rows` (something carried, or something that grew
+        at the previous step) are checked: other scenes cannot have a new contact.
+        """
+        rows = self._rows[self._growing_rows]
+        size, position = self.object_size[rows], self.object_position[rows]
+        offset = position[:, :, None, :] - position[:, None, :, :]
+        reach_sum = (size[:, :, None] + size[:, None, :]) * np.float32(0.5)
+        touching = (np.square(offset).sum(axis=3) < np.square(reach_sum)) & self._feeds[rows]
+        grows = touching.any(axis=2) & (size < np.float32(MAX_SIZE))  # [R, N]
+        growing = grows.any(axis=1)
+        self._growing_rows[rows] = growing
+        if np.count_nonzero(growing):
+            size = np.minimum(size + grows * np.float32(GROWTH_PER_STEP), np.float32(MAX_SIZE))
+            self.object_size[rows] = size
+            self._reach2[rows] = np.square((size + np.float32(HAND_SIZE)) * np.float32(0.5))
+
+    # ------------------------------------------------------------------------------------------
+    def observation(self) -> np.ndarray:
+        """A fresh copy of s_t = [o_t, o_t - o_0], float32 [B, 2D]."""
+        out = np.empty((self.batch_size, 2 * self._step_dim), dtype=np.float32)
+        out[:, : self._step_dim] = self._current
+        np.subtract(self._current, self._initial, out=out[:, self._step_dim :])
+        return out
+
+    @property
+    def initial_position(self) -> np.ndarray:
+        """Object positions at t = 0, float32 [B, N, 2]."""
+        objects = self._initial[:, BODY_DIM:].reshape(self.batch_size, -1, OBJECT_DIM)
+        return objects[..., POSITION_SLICE]
+
+
+_ONE_HOT = np.eye(ontology.NUM_TYPES, dtype=np.float32)

@@ -1,0 +1,333 @@
+"""Goal-conditioned scene generation (``reset_with_goal``, REFERENCE_FACTS §1.7), batched.
+
+The environment package is language-free: a goal reaches it as `SceneConstraints`, the attribute
+constraints that the language side parsed out of the sentence. Object 0 is the goal's object (the
+one to grasp or grow, or the one to grasp in a relational goal); object 1 is the supply of a grow
+goal or the reference object of a relational goal; the rest are distractors.
+
+Choices (see docs/environment.md):
+  * Distractor types follow `DistractorSampling` (default: uniform over the 32 types with no exact
+    duplicate (type, colour, shade, size class), as in the paper and [T]).
+  * An object whose goal fixes neither type nor category gets its type the same way, except the
+    object of a grow goal, whose category is uniform over {animal, plant} (§1.7).
+  * The supply of a grow goal is water for a plant, food or water (50/50) for an animal; its
+    colour is random ([H]).
+  * Relational goals: the pair's initial positions satisfy the relation strictly (e.g. right_of:
+    x_0 > x_1); when a draw violates it, the two objects swap positions, which keeps all
+    distances.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+import numpy as np
+
+from imagine_tf.env import ontology
+from imagine_tf.env.config import (
+    MAX_INITIAL_SIZE,
+    MIN_INITIAL_SIZE,
+    DistractorSampling,
+    PlaygroundConfig,
+)
+
+_MAX_PLACEMENT_ROUNDS = 10_000
+
+
+class GoalKind(enum.IntEnum):
+    """What a goal asks of the scene."""
+
+    FREE = 0  # "Go ..." goals and unknown goals: no constraint.
+    GRASP = 1  # object 0 carries the goal's attributes.
+    GROW = 2  # object 0 is a living thing with the attributes, object 1 a valid supply.
+    RELATIONAL = 3  # object 0 is grasped; object 1 is the reference, placed per the relation.
+
+
+class Relation(enum.IntEnum):
+    """Spatial relation of a two-object goal, on initial positions (strict comparisons)."""
+
+    RIGHT_OF = 0  # x_object > x_reference
+    LEFT_OF = 1  # x_object < x_reference
+    ABOVE = 2  # y_object > y_reference
+    BELOW = 3  # y_object < y_reference
+
+
+RELATION_WORDS = ("right_of", "left_of", "above", "below")
+
+
+# Plain ints for the hot paths (enum attribute access costs microseconds).
+_FREE, _GRASP, _GROW, _RELATIONAL = (int(k) for k in GoalKind)
+_RIGHT_OF, _LEFT_OF, _ABOVE, _BELOW = (int(r) for r in Relation)
+
+
+def relation_holds(position: np.ndarray, reference: np.ndarray, relation: np.ndarray) -> np.ndarray:
+    """Evaluates relations elementwise on ``position [..., 2]`` vs ``reference [..., 2]``.
+
+    Args:
+      position, reference: float arrays [..., 2] (broadcastable).
+      relation: int array [...] of `Relation` values.
+
+    Returns:
+      bool array [...]: right_of x > x_ref, left_of x < x_ref, above y > y_ref, below y < y_ref.
+    """
+    difference = position - reference  # [..., 2]
+    along = np.where(relation >= _ABOVE, difference[..., 1], difference[..., 0])
+    return np.where((relation == _RIGHT_OF) | (relation == _ABOVE), along > 0, along < 0)
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneConstraints:
+    """Per-scene constraints from the goals, all int arrays of shape [B]; -1 means free.
+
+    Attributes:
+      kind: a `GoalKind` per scene.
+      colour, object_type, category: attributes of object 0.
+      reference_colour, reference_type, reference_category: attributes of object 1 (relational).
+      relation: a `Relation` per scene (relational goals), else -1.
+    """
+
+    kind: np.ndarray
+    colour: np.ndarray
+    object_type: np.ndarray
+    category: np.ndarray
+    reference_colour: np.ndarray
+    reference_type: np.ndarray
+    reference_category: np.ndarray
+    relation: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return self.kind.shape[0]
+
+    @classmethod
+    def free(cls, batch_size: int) -> "SceneConstraints":
+        """No constraint at all: N random objects."""
+        minus = np.full(batch_size, -1, dtype=np.int64)
+        fields = {f.name: minus.copy() for f in dataclasses.fields(cls)}
+        fields["kind"] = np.zeros(batch_size, dtype=np.int64)
+        return cls(**fields)
+
+    @classmethod
+    def stack(cls, constraints: list["SceneConstraints"]) -> "SceneConstraints":
+        """Concatenates constraints along the batch axis."""
+        return cls(
+            **{
+                f.name: np.concatenate([getattr(c, f.name) for c in constraints])
+                for f in dataclasses.fields(cls)
+            }
+        )
+
+    def take(self, indices: np.ndarray) -> "SceneConstraints":
+        """Selects scenes (fancy indexing along the batch axis)."""
+        return SceneConstraints(
+            **{f.name: getattr(self, f.name)[indices] for f in dataclasses.fields(self)}
+        )
+
+
+@dataclasses.dataclass
+class SceneLayout:
+    """Initial attributes of B scenes of N objects.
+
+    Attributes:
+      object_type: int64 [B, N].
+      colour: int64 [B, N] colour index.
+      rgb: float32 [B, N, 3].
+      size: float32 [B, N].
+      position: float32 [B, N, 2].
+    """
+
+    object_type: np.ndarray
+    colour: np.ndarray
+    rgb: np.ndarray
+    size: np.ndarray
+    position: np.ndarray
+
+
+# Types of each category, padded: CATEGORY_TYPES[c, :CATEGORY_SIZES[c]] are the members.
+CATEGORY_SIZES = ontology.CATEGORY_MEMBERS.sum(axis=1)
+CATEGORY_TYPES = np.zeros((ontology.NUM_CATEGORIES, CATEGORY_SIZES.max()), dtype=np.int64)
+for _c in range(ontology.NUM_CATEGORIES):
+    CATEGORY_TYPES[_c, : CATEGORY_SIZES[_c]] = np.flatnonzero(ontology.CATEGORY_MEMBERS[_c])
+
+
+def _type_in_category(category: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """A type inside each category (>= 0), picked by uniforms in [0, 1) of the same shape."""
+    return CATEGORY_TYPES[category, (uniform * CATEGORY_SIZES[category]).astype(np.int64)]
+
+
+def _free_type(uniform: np.ndarray, sampling: DistractorSampling) -> np.ndarray:
+    """Types of unconstrained objects from two uniforms per object (last axis)."""
+    if sampling is DistractorSampling.UNIFORM_TYPES:
+        return (uniform[..., 0] * ontology.NUM_TYPES).astype(np.int64)
+    category = (uniform[..., 0] * ontology.NUM_CATEGORIES).astype(np.int64)
+    return _type_in_category(category, uniform[..., 1])
+
+
+# Columns of the per-object uniform draws.
+_U_TYPE, _U_TYPE2, _U_COLOUR, _U_SHADE, _U_BIG, _U_SIZE, _U_CATEGORY, _U_SUPPLY = range(8)
+
+
+def generate_scenes(
+    constraints: SceneConstraints,
+    config: PlaygroundConfig,
+    rng: np.random.Generator,
+) -> SceneLayout:
+    """Draws B scenes that satisfy the goals' constraints.
+
+    Args:
+      constraints: one `SceneConstraints` row per scene.
+      config: the world's configuration (N, distractor sampling, placement area).
+      rng: the random generator (all randomness comes from it).
+
+    Returns:
+      The `SceneLayout` of the B scenes.
+
+    Raises:
+      ValueError: a goal needs two objects (grow, relational) and N = 1.
+    """
+    batch, num_objects = constraints.batch_size, config.num_objects
+    kind = constraints.kind
+    grow = kind == _GROW
+    relational = kind == _RELATIONAL
+    needs_pair = grow | relational
+    if num_objects < 2 and needs_pair.any():
+        raise ValueError(
+            "Grow and relational goals need a second object (a supply or a reference), but "
+            "num_objects=1. Use num_objects >= 2, or only Go/Grasp goals."
+        )
+    sampling = config.distractor_sampling
+    uniform = rng.random((batch, num_objects, 8))
+
+    # 1. Every object free first; the constrained objects 0 and 1 are then overwritten.
+    object_type = _free_type(uniform[..., _U_TYPE : _U_TYPE2 + 1], sampling)
+    colour = (uniform[..., _U_COLOUR] * ontology.NUM_COLOURS).astype(np.int64)
+    shade = (uniform[..., _U_SHADE] < 0.5).astype(np.int64)
+    big = (uniform[..., _U_BIG] < 0.5).astype(np.int64)
+
+    constrained = kind != _FREE
+    if constrained.any():
+        first = uniform[:, 0]
+        # Object 0: the goal's type, else a type of its category, else free; an unnamed
+        # object to grow is an animal or a plant.
+        category = np.where(
+            constraints.category >= 0,
+            constraints.category,
+            np.where(grow, ontology.ANIMAL + (first[:, _U_CATEGORY] < 0.5), -1),
+        )
+        type_0 = np.where(
+            constraints.object_type >= 0,
+            constraints.object_type,
+            np.where(
+                category >= 0,
+                _type_in_category(np.maximum(category, 0), first[:, _U_TYPE2]),
+                object_type[:, 0],
+            ),
+        )
+        object_type[:, 0] = np.where(constrained, type_0, object_type[:, 0])
+        colour[:, 0] = np.where(constraints.colour >= 0, constraints.colour, colour[:, 0])
+
+    if needs_pair.any():
+        second = uniform[:, 1]
+        # Object 1 of a grow goal: water for a plant, food or water for an animal.
+        is_plant = ontology.IS_PLANT[object_type[:, 0]]
+        supply = np.where(is_plant | (second[:, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD)
+        # Object 1 of a relational goal: the reference.
+        reference_type = np.where(
+            constraints.reference_type >= 0,
+            constraints.reference_type,
+            np.where(
+                constraints.reference_category >= 0,
+                _type_in_category(
+                    np.maximum(constraints.reference_category, 0), second[:, _U_TYPE2]
+                ),
+                object_type[:, 1],
+            ),
+        )
+        object_type[:, 1] = np.where(
+            grow, supply, np.where(relational, reference_type, object_type[:, 1])
+        )
+        colour[:, 1] = np.where(
+            relational & (constraints.reference_colour >= 0),
+            constraints.reference_colour,
+            colour[:, 1],
+        )
+
+    # 2. No exact duplicate among distractors (uniform sampling mode, as in [T]).
+    if sampling is DistractorSampling.UNIFORM_TYPES and num_objects >= 2:
+        first_distractor = np.where(needs_pair, 2, constrained.astype(np.int64))
+        _resample_duplicates(object_type, colour, shade, big, first_distractor, rng)
+
+    # 3. Continuous attributes.
+    rgb = ontology.sample_rgb(colour, rng, shade=shade)
+    size = MIN_INITIAL_SIZE + (big + uniform[..., _U_SIZE]) * (
+        (MAX_INITIAL_SIZE - MIN_INITIAL_SIZE) / 2
+    )
+    position = _place_objects(constraints, config, rng, relational)
+    return SceneLayout(
+        object_type=object_type,
+        colour=colour,
+        rgb=rgb,
+        size=size.astype(np.float32),
+        position=position,
+    )
+
+
+def _resample_duplicates(object_type, colour, shade, big, first_distractor, rng):
+    """Redraws distractors equal in (type, colour, shade, size class) to an earlier object."""
+    batch, num_objects = object_type.shape
+    index = np.arange(num_objects)
+    is_distractor = index[None, :] >= first_distractor[:, None]
+    earlier = index[None, :] < index[:, None]  # [i, j]: j < i
+    for _ in range(_MAX_PLACEMENT_ROUNDS):
+        key = ((object_type * 3 + colour) * 2 + shade) * 2 + big  # [B, N]
+        same = key[:, :, None] == key[:, None, :]
+        duplicate = (same & earlier).any(axis=2) & is_distractor
+        if not duplicate.any():
+            return
+        count = int(duplicate.sum())
+        object_type[duplicate] = rng.integers(0, ontology.NUM_TYPES, count)
+        colour[duplicate] = rng.integers(0, ontology.NUM_COLOURS, count)
+        shade[duplicate] = rng.integers(0, 2, count)
+        big[duplicate] = rng.integers(0, 2, count)
+    raise RuntimeError("Could not draw distinct distractors; this should not happen.")
+
+
+def _place_objects(
+    constraints: SceneConstraints,
+    config: PlaygroundConfig,
+    rng: np.random.Generator,
+    relational: np.ndarray,
+) -> np.ndarray:
+    """Positions [B, N, 2] (float32), uniform in the init square, pairwise >= min distance.
+
+    All objects are drawn at once; an object closer than the minimal distance to an earlier one
+    is drawn again, until none is. A relational pair that violates its relation swaps
+    positions (all distances are kept); rows that still fail (exact ties) are drawn again.
+    """
+    batch, num_objects = constraints.batch_size, config.num_objects
+    limit = config.object_init_range
+    min_distance2 = np.float32(config.min_object_distance) ** 2
+    earlier = np.tril(np.ones((num_objects, num_objects), dtype=bool), -1)  # [i, j]: j < i
+    position = rng.uniform(-limit, limit, size=(batch, num_objects, 2)).astype(np.float32)
+    for _ in range(_MAX_PLACEMENT_ROUNDS):
+        if num_objects > 1:
+            gap = position[:, :, None, :] - position[:, None, :, :]
+            close = ((gap * gap).sum(axis=-1) < min_distance2) & earlier
+            redraw = close.any(axis=2)
+        else:
+            redraw = np.zeros((batch, 1), dtype=bool)
+        if relational.any():
+            pair = position[:, :2]
+            swap = relational & ~relation_holds(pair[:, 0], pair[:, 1], constraints.relation)
+            position[swap, :2] = position[swap, 1::-1]
+            tie = relational & ~relation_holds(
+                position[:, 0], position[:, 1], constraints.relation
+            )
+            redraw[:, :2] |= tie[:, None]
+        if not redraw.any():
+            return position
+        position[redraw] = rng.uniform(-limit, limit, size=(int(redraw.sum()), 2))
+    raise RuntimeError(
+        f"Could not place {num_objects} objects {config.min_object_distance} apart; lower N."
+    )

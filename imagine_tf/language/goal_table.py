@@ -1,0 +1,182 @@
+"""Goals as arrays: what each sentence means, for vectorised scene generation and the oracle.
+
+A `GoalTable` parses G sentences once into per-goal arrays (verb, colour, name mask, zone,
+relation, reference). Parsing is word-based, so it also reads goals outside the grammar
+(imagined goals such as "Grow red door"): words that name no attribute are ignored, as in the
+reference's scene generation; an unknown Go zone is never reached.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from imagine_tf.env import ontology
+from imagine_tf.env.scene_generation import RELATION_WORDS, GoalKind, SceneConstraints
+from imagine_tf.language import grammar
+
+#: Verb codes of `GoalTable.verb`.
+VERB_GO, VERB_GRASP, VERB_GROW, VERB_RELATIONAL = range(4)
+_VERB_KIND = np.array([GoalKind.FREE, GoalKind.GRASP, GoalKind.GROW, GoalKind.RELATIONAL])
+_INF = np.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class GoalTable:
+    """Per-goal arrays for G goal sentences.
+
+    Attributes:
+      sentences: the G sentences, in table order (the goal id is the index).
+      verb: int [G], VERB_GO / VERB_GRASP / VERB_GROW / VERB_RELATIONAL.
+      colour, object_type, category: int [G], the attributes named (-1 if none).
+      name_mask: bool [G, 32], the types the goal's name accepts (all if no name).
+      zone: float [G, 4], (x_low, x_high, y_low, y_high) of Go goals, strict, ±inf if open.
+      relation: int [G], a `Relation` for relational goals, else -1.
+      reference_colour, reference_type, reference_category: int [G], the reference's
+        attributes (relational goals).
+      reference_name_mask: bool [G, 32]; reference_colour_any: bool [G].
+    """
+
+    sentences: tuple[str, ...]
+    verb: np.ndarray
+    colour: np.ndarray
+    object_type: np.ndarray
+    category: np.ndarray
+    name_mask: np.ndarray
+    zone: np.ndarray
+    relation: np.ndarray
+    reference_colour: np.ndarray
+    reference_type: np.ndarray
+    reference_category: np.ndarray
+    reference_name_mask: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    @classmethod
+    def from_sentences(cls, sentences: Sequence[str]) -> "GoalTable":
+        """Parses sentences (any case; "Verb word word ...")."""
+        rows = [_parse(s) for s in sentences]
+        arrays = {
+            name: np.array([r[name] for r in rows]).reshape((len(rows),) + np.shape(rows[0][name]))
+            if rows
+            else np.zeros((0,))
+            for name in rows[0]
+        }
+        return cls(sentences=tuple(sentences), **arrays)
+
+    def index(self, sentences: Sequence[str]) -> np.ndarray:
+        """Goal ids of sentences (exact spelling; see `grammar.check_goal` to normalise)."""
+        lookup = self._lookup
+        missing = [s for s in sentences if s not in lookup]
+        if missing:
+            raise ValueError(
+                f"Goals not in this table: {missing[:3]}; nearest achievable goals: "
+                f"{grammar.nearest_goals(missing[0])}."
+            )
+        return np.array([lookup[s] for s in sentences], dtype=np.int64)
+
+    @property
+    def _lookup(self) -> dict[str, int]:
+        cached = self.__dict__.get("_lookup_cache")
+        if cached is None:
+            cached = {s: i for i, s in enumerate(self.sentences)}
+            object.__setattr__(self, "_lookup_cache", cached)
+        return cached
+
+    def constraints(self, goal_ids: np.ndarray) -> SceneConstraints:
+        """The scene constraints of goals (one scene per id)."""
+        goal_ids = np.asarray(goal_ids, dtype=np.int64)
+        return SceneConstraints(
+            kind=_VERB_KIND[self.verb[goal_ids]],
+            colour=self.colour[goal_ids],
+            object_type=self.object_type[goal_ids],
+            category=self.category[goal_ids],
+            reference_colour=self.reference_colour[goal_ids],
+            reference_type=self.reference_type[goal_ids],
+            reference_category=self.reference_category[goal_ids],
+            relation=self.relation[goal_ids],
+        )
+
+
+def _attributes(words: list[str]) -> tuple[int, int, int, np.ndarray]:
+    """(colour, type, category, name mask [32]) named by words; other words are ignored."""
+    colour = object_type = category = -1
+    for word in words:
+        if word in ontology.COLOUR_INDEX:
+            colour = ontology.COLOUR_INDEX[word]
+        elif word in ontology.TYPE_INDEX:
+            object_type = ontology.TYPE_INDEX[word]
+        elif word in ontology.CATEGORY_INDEX:
+            category = ontology.CATEGORY_INDEX[word]
+    if object_type >= 0:
+        mask = np.arange(ontology.NUM_TYPES) == object_type
+    elif category >= 0:
+        mask = ontology.CATEGORY_MEMBERS[category].copy()
+    else:
+        mask = np.ones(ontology.NUM_TYPES, dtype=bool)
+    return colour, object_type, category, mask
+
+
+def _parse(sentence: str) -> dict:
+    words = sentence.split()
+    if not words:
+        raise ValueError("An empty goal sentence cannot be parsed.")
+    verb_word = words[0].capitalize()
+    rest = [w.lower() for w in words[1:]]
+    none_mask = np.ones(ontology.NUM_TYPES, dtype=bool)
+    row = dict(
+        verb=VERB_GO,
+        colour=-1,
+        object_type=-1,
+        category=-1,
+        name_mask=none_mask,
+        zone=np.array([_INF, -_INF, _INF, -_INF]),  # empty zone: never reached
+        relation=-1,
+        reference_colour=-1,
+        reference_type=-1,
+        reference_category=-1,
+        reference_name_mask=none_mask,
+    )
+    if verb_word == grammar.GO:
+        canonical = " ".join([grammar.GO] + rest)
+        if canonical in grammar.GO_ZONES:
+            bounds = grammar.GO_ZONES[canonical]
+            defaults = (-_INF, _INF, -_INF, _INF)
+            row["zone"] = np.array([d if b is None else b for b, d in zip(bounds, defaults)])
+        return row
+    if verb_word not in (grammar.GRASP, grammar.GROW):
+        raise ValueError(
+            f"Goal {sentence!r} starts with {words[0]!r}; goals start with Go, Grasp or Grow."
+        )
+    relation_positions = [i for i, w in enumerate(rest) if w in RELATION_WORDS]
+    if relation_positions:
+        if verb_word != grammar.GRASP:
+            raise ValueError(f"Relational goals use the verb Grasp, got {sentence!r}.")
+        at = relation_positions[0]
+        colour, object_type, category, mask = _attributes(rest[:at])
+        ref_colour, ref_type, ref_category, ref_mask = _attributes(rest[at + 1 :])
+        row.update(
+            verb=VERB_RELATIONAL,
+            colour=colour,
+            object_type=object_type,
+            category=category,
+            name_mask=mask,
+            relation=RELATION_WORDS.index(rest[at]),
+            reference_colour=ref_colour,
+            reference_type=ref_type,
+            reference_category=ref_category,
+            reference_name_mask=ref_mask,
+        )
+        return row
+    colour, object_type, category, mask = _attributes(rest)
+    row.update(
+        verb=VERB_GRASP if verb_word == grammar.GRASP else VERB_GROW,
+        colour=colour,
+        object_type=object_type,
+        category=category,
+        name_mask=mask,
+    )
+    return row

@@ -1,0 +1,145 @@
+"""The social partner: every true description of a final state (REFERENCE_FACTS §3.3).
+
+The partner *generates* sentences from what it perceives, following the reference's rules,
+independently of the oracle (which *checks* goals); a property test asserts that both agree.
+
+* Go: each zone that holds for the final hand position.
+* Grasp: for the object held at the end, with names {type} ∪ its categories and colour c:
+  "Grasp c name" for each name, "Grasp any c thing", "Grasp any name" for each name.
+* Grow: the same three patterns with "Grow", for each grown living thing.
+* Optionally (two-object goals): for the held object h, each other object r and each relation
+  true of their initial positions: "Grasp any <rel> X thing" for X in colour(r) ∪ names(r).
+
+The rules are compiled once into lookup tables over (type, colour) → goal columns, so describing
+a batch is a few gathers and ORs. By default only training goals are given (the agent never hears
+a test goal); ``include_test=True`` also gives test descriptions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from imagine_tf.env import ontology
+from imagine_tf.env.observation import SceneFacts, decode_observation
+from imagine_tf.env.scene_generation import RELATION_WORDS, relation_holds
+from imagine_tf.language import grammar
+
+
+def _object_descriptions(verb: str, type_name: str, colour: str | None) -> list[str]:
+    names = ontology.names_of_type(type_name)
+    sentences = [f"{verb} any {name}" for name in names]
+    if colour is not None:
+        sentences += [f"{verb} {colour} {name}" for name in names]
+        sentences.append(f"{verb} any {colour} thing")
+    return sentences
+
+
+def _zone_descriptions(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """Each Go description and where it holds, for hand coordinates x, y [B]."""
+    left, right, bottom, top = x < -0.05, x > 0.05, y < -0.05, y > 0.05
+    far_left, far_right, far_bottom, far_top = x < -0.25, x > 0.25, y < -0.25, y > 0.25
+    return {
+        "Go left": left,
+        "Go right": right,
+        "Go bottom": bottom,
+        "Go top": top,
+        "Go bottom left": far_bottom & far_left,
+        "Go bottom right": far_bottom & far_right,
+        "Go top left": far_top & far_left,
+        "Go top right": far_top & far_right,
+        "Go center": (x > -0.25) & (x < 0.25) & (y > -0.25) & (y < 0.25),
+    }
+
+
+class SocialPartner:
+    """Describes final states with every true sentence of its goal list.
+
+    Args:
+      relational: also describe the two-object goals.
+      include_test: also give test-set descriptions (default: training goals only).
+
+    Attributes:
+      goals: the sentences the partner may say (its columns), sorted.
+    """
+
+    def __init__(self, relational: bool = False, include_test: bool = False):
+        goals = list(grammar.train_goals())
+        if include_test:
+            goals += grammar.test_goals()
+        if relational:
+            goals += grammar.train_goals(relational=True)
+            if include_test:
+                goals += grammar.test_goals(relational=True)
+        self.goals: tuple[str, ...] = tuple(sorted(goals))
+        self.relational = relational
+        self._column = {g: i for i, g in enumerate(self.goals)}
+        self._goal_array = np.array(self.goals, dtype=object)
+        num_goals = len(self.goals)
+        colours = list(ontology.COLOURS) + [None]  # index -1 = undecodable colour
+        # _grasp[t, c] / _grow[t, c]: columns described by a held / grown object of type t.
+        self._grasp = np.zeros((ontology.NUM_TYPES, len(colours), num_goals), dtype=bool)
+        self._grow = np.zeros_like(self._grasp)
+        self._relative = np.zeros(
+            (len(RELATION_WORDS), ontology.NUM_TYPES, len(colours), num_goals), dtype=bool
+        )
+        for t, type_name in enumerate(ontology.OBJECT_TYPES):
+            for c, colour in enumerate(colours):
+                self._mark(self._grasp[t, c], _object_descriptions("Grasp", type_name, colour))
+                if ontology.IS_LIVING[t]:
+                    self._mark(self._grow[t, c], _object_descriptions("Grow", type_name, colour))
+                references = list(ontology.names_of_type(type_name))
+                references += [colour] if colour else []
+                for r, relation in enumerate(RELATION_WORDS):
+                    self._mark(
+                        self._relative[r, t, c],
+                        [f"Grasp any {relation} {x} thing" for x in references],
+                    )
+        self._go_columns = {g: self._column[g] for g in grammar.GO_ZONES if g in self._column}
+
+    def _mark(self, row: np.ndarray, sentences: list[str]) -> None:
+        for sentence in sentences:
+            column = self._column.get(sentence)
+            if column is not None:
+                row[column] = True
+
+    # --------------------------------------------------------------------------------------------
+    def describe_matrix(self, states: np.ndarray | SceneFacts) -> np.ndarray:
+        """bool [B, len(goals)]: which of the partner's sentences are true of each final state.
+
+        Args:
+          states: final observations s_T, float [B, 2 (3 + 39 N)], or their `SceneFacts`.
+        """
+        facts = states if isinstance(states, SceneFacts) else decode_observation(states)
+        colour = np.where(facts.object_colour < 0, ontology.NUM_COLOURS, facts.object_colour)
+        described = (self._grasp[facts.object_type, colour] & facts.held[..., None]).any(axis=1)
+        grown = facts.grown & ontology.IS_LIVING[facts.object_type]
+        described |= (self._grow[facts.object_type, colour] & grown[..., None]).any(axis=1)
+        x, y = facts.hand_position[:, 0], facts.hand_position[:, 1]
+        for sentence, holds in _zone_descriptions(x, y).items():
+            if sentence in self._go_columns:
+                described[:, self._go_columns[sentence]] |= holds
+        if self.relational and facts.num_objects > 1:
+            described |= self._describe_relations(facts, colour)
+        return described
+
+    def _describe_relations(self, facts: SceneFacts, colour: np.ndarray) -> np.ndarray:
+        initial = facts.initial_position
+        num_objects = facts.num_objects
+        result = np.zeros((facts.batch_size, len(self.goals)), dtype=bool)
+        other = ~np.eye(num_objects, dtype=bool)
+        for r in range(len(RELATION_WORDS)):
+            # true[b, h, o]: held object h was initially <relation r> object o (o != h).
+            true = relation_holds(initial[:, :, None, :], initial[:, None, :, :], np.int64(r))
+            true &= other & facts.held[:, :, None]
+            reference = true.any(axis=1)  # [B, N]: o is a reference of the held object
+            table = self._relative[r][facts.object_type, colour]  # [B, N, G]
+            result |= (table & reference[..., None]).any(axis=1)
+        return result
+
+    def describe(self, states: np.ndarray | SceneFacts) -> list[list[str]]:
+        """The sentences (sorted) the partner says about each final state."""
+        described = self.describe_matrix(states)
+        rows, columns = np.nonzero(described)
+        counts = np.bincount(rows, minlength=described.shape[0])
+        split = np.split(self._goal_array[columns], np.cumsum(counts)[:-1])
+        return [list(s) for s in split]
