@@ -14,6 +14,7 @@ import numpy as np
 from imagine_tf.env import ontology
 from imagine_tf.env.config import GROWN_THRESHOLD
 
+_TYPE_IDS = np.arange(ontology.NUM_TYPES, dtype=np.float32)
 BODY_DIM = 3
 OBJECT_DIM = 39
 # Offsets inside one object's 39 features.
@@ -104,7 +105,8 @@ def decode_observation(observation: np.ndarray) -> SceneFacts:
     size = objects[..., SIZE_INDEX]
     return SceneFacts(
         hand_position=current[:, 0:2],
-        object_type=np.argmax(objects[..., TYPE_SLICE], axis=-1),
+        # Exact one-hot rows: a dot with 0..31 is the argmax, an order of magnitude faster.
+        object_type=np.rint(objects[..., TYPE_SLICE] @ _TYPE_IDS).astype(np.int64),
         object_colour=ontology.decode_colour(objects[..., RGB_SLICE]),
         held=objects[..., GRASPED_INDEX] > 0,
         grown=object_deltas[..., SIZE_INDEX] > GROWN_THRESHOLD,

@@ -135,7 +135,12 @@ def sample_rgb(
 
 
 def decode_colour(rgb: np.ndarray) -> np.ndarray:
-    """Recovers colour indices from RGB values by testing the boxes in (red, blue, green) order.
+    """Recovers colour indices from RGB values: the colour of the box holding the value.
+
+    The boxes do not overlap, so "the first box in (red, blue, green) x (light, dark) order"
+    is "the only box". For speed, the one candidate box is found from the channel pattern (the
+    dominant channel gives the colour, since inside every box it is the largest; one channel
+    splits light from dark) and only that box is checked.
 
     Args:
       rgb: float array of shape S + [3].
@@ -144,10 +149,20 @@ def decode_colour(rgb: np.ndarray) -> np.ndarray:
       int64 array of shape S: the colour index, or -1 when no box contains the value.
     """
     rgb = np.asarray(rgb)
-    low = COLOUR_BOXES[..., 0] - _DECODE_TOLERANCE  # [3, 2, 3]; tolerance absorbs float32 rounding
-    high = COLOUR_BOXES[..., 1] + _DECODE_TOLERANCE
-    inside = np.all((rgb[..., None, None, :] >= low) & (rgb[..., None, None, :] <= high), axis=-1)
-    light_red_ok = rgb[..., 2] - rgb[..., 1] <= LIGHT_RED_MAX_B_MINUS_G + _DECODE_TOLERANCE
-    inside[..., RED, 0] &= light_red_ok
-    any_shade = inside.any(axis=-1)  # S + [3]
-    return np.where(any_shade.any(axis=-1), np.argmax(any_shade, axis=-1), -1)
+    red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    is_red = (red >= green) & (red >= blue)
+    is_green = ~is_red & (green >= blue)
+    colour = np.where(is_red, RED, np.where(is_green, COLOUR_INDEX["green"], COLOUR_INDEX["blue"]))
+    dark = np.where(is_red, red, green) < _SHADE_SPLIT[colour]
+    box = colour * 2 + dark  # index into the 6 (colour, shade) boxes
+    inside = np.all((rgb >= _BOX_LOW.take(box, axis=0)) & (rgb <= _BOX_HIGH.take(box, axis=0)), axis=-1)
+    light_red = box == 0
+    inside &= ~light_red | (blue - green <= LIGHT_RED_MAX_B_MINUS_G + _DECODE_TOLERANCE)
+    return np.where(inside, colour, -1)
+
+
+# Light/dark split per colour, light >= threshold > dark on one channel: red on R (light >= 0.9,
+# dark <= 0.7), blue on G (light >= 0.7, dark <= 0.2), green on G (light >= 0.8, dark <= 0.6).
+_SHADE_SPLIT = np.array([0.8, 0.45, 0.7], dtype=np.float32)
+_BOX_LOW = (COLOUR_BOXES[..., 0] - _DECODE_TOLERANCE).reshape(6, 3).astype(np.float32)
+_BOX_HIGH = (COLOUR_BOXES[..., 1] + _DECODE_TOLERANCE).reshape(6, 3).astype(np.float32)

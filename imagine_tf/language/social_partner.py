@@ -94,7 +94,19 @@ class SocialPartner:
                         self._relative[r, t, c],
                         [f"Grasp any {relation} {x} thing" for x in references],
                     )
-        self._go_columns = {g: self._column[g] for g in grammar.GO_ZONES if g in self._column}
+        # Bit-packed tables, indexed by code = type * 4 + colour (colour 3 = undecodable).
+        self._words = -(-num_goals // 64)
+        flat = (ontology.NUM_TYPES * len(colours), num_goals)
+        self._grasp_bits = _pack(self._grasp.reshape(flat))
+        self._grow_bits = _pack(self._grow.reshape(flat))
+        self._relative_bits = _pack(self._relative.reshape((len(RELATION_WORDS),) + flat))
+        go = np.zeros((len(grammar.GO_ZONES), num_goals), dtype=bool)  # zone order
+        for k, sentence in enumerate(_zone_descriptions(np.zeros(1), np.zeros(1))):
+            if sentence in self._column:
+                go[k, self._column[sentence]] = True
+        # _zone_bits[code]: the Go descriptions of a 9-bit set of true zones, uint64 [512, W].
+        combos = (np.arange(2 ** len(go))[:, None] >> np.arange(len(go))) & 1
+        self._zone_bits = _pack((combos[:, :, None].astype(bool) & go[None]).any(axis=1))
 
     def _mark(self, row: np.ndarray, sentences: list[str]) -> None:
         for sentence in sentences:
@@ -109,37 +121,63 @@ class SocialPartner:
         Args:
           states: final observations s_T, float [B, 2 (3 + 39 N)], or their `SceneFacts`.
         """
+        packed = self._describe_packed(states)
+        bits = np.unpackbits(packed.view(np.uint8), axis=1, bitorder="little")
+        return bits[:, : len(self.goals)].astype(bool)
+
+    def _describe_packed(self, states: np.ndarray | SceneFacts) -> np.ndarray:
+        """The descriptions as bit sets, uint64 [B, W] (bit g of the row = column g)."""
         facts = states if isinstance(states, SceneFacts) else decode_observation(states)
-        colour = np.where(facts.object_colour < 0, ontology.NUM_COLOURS, facts.object_colour)
-        described = (self._grasp[facts.object_type, colour] & facts.held[..., None]).any(axis=1)
-        grown = facts.grown & ontology.IS_LIVING[facts.object_type]
-        described |= (self._grow[facts.object_type, colour] & grown[..., None]).any(axis=1)
-        x, y = facts.hand_position[:, 0], facts.hand_position[:, 1]
-        for sentence, holds in _zone_descriptions(x, y).items():
-            if sentence in self._go_columns:
-                described[:, self._go_columns[sentence]] |= holds
+        code = facts.object_type * _NUM_COLOUR_CODES + np.where(
+            facts.object_colour < 0, ontology.NUM_COLOURS, facts.object_colour
+        )  # [B, N]
+        zero = np.uint64(0)
+        # At most one object is held: gather its row only.
+        holding = facts.held.any(axis=1)
+        held_code = np.take_along_axis(code, facts.held.argmax(axis=1)[:, None], axis=1)[:, 0]
+        described = np.where(holding[:, None], self._grasp_bits[held_code], zero)
+        if facts.grown.any():
+            described |= np.bitwise_or.reduce(
+                np.where(facts.grown[..., None], self._grow_bits[code], zero), axis=1
+            )
+        # The 9 zone flags as one 9-bit code, then one lookup of the matching bit set.
+        zone_code = np.zeros(facts.batch_size, dtype=np.int64)
+        for k, holds in enumerate(_zone_descriptions(*facts.hand_position.T).values()):
+            zone_code |= holds.astype(np.int64) << k
+        described |= self._zone_bits[zone_code]
         if self.relational and facts.num_objects > 1:
-            described |= self._describe_relations(facts, colour)
+            described |= self._describe_relations(facts, code)
         return described
 
-    def _describe_relations(self, facts: SceneFacts, colour: np.ndarray) -> np.ndarray:
+    def _describe_relations(self, facts: SceneFacts, code: np.ndarray) -> np.ndarray:
         initial = facts.initial_position
-        num_objects = facts.num_objects
-        result = np.zeros((facts.batch_size, len(self.goals)), dtype=bool)
-        other = ~np.eye(num_objects, dtype=bool)
+        other = ~np.eye(facts.num_objects, dtype=bool)
+        result = np.zeros((facts.batch_size, self._words), dtype=np.uint64)
         for r in range(len(RELATION_WORDS)):
             # true[b, h, o]: held object h was initially <relation r> object o (o != h).
             true = relation_holds(initial[:, :, None, :], initial[:, None, :, :], np.int64(r))
-            true &= other & facts.held[:, :, None]
-            reference = true.any(axis=1)  # [B, N]: o is a reference of the held object
-            table = self._relative[r][facts.object_type, colour]  # [B, N, G]
-            result |= (table & reference[..., None]).any(axis=1)
+            reference = (true & other & facts.held[:, :, None]).any(axis=1)  # [B, N]
+            bits = np.where(reference[..., None], self._relative_bits[r][code], np.uint64(0))
+            result |= np.bitwise_or.reduce(bits, axis=1)
         return result
 
     def describe(self, states: np.ndarray | SceneFacts) -> list[list[str]]:
         """The sentences (sorted) the partner says about each final state."""
         described = self.describe_matrix(states)
         rows, columns = np.nonzero(described)
-        counts = np.bincount(rows, minlength=described.shape[0])
-        split = np.split(self._goal_array[columns], np.cumsum(counts)[:-1])
-        return [list(s) for s in split]
+        sentences = self._goal_array[columns].tolist()
+        ends = np.cumsum(np.bincount(rows, minlength=described.shape[0])).tolist()
+        return [sentences[start:end] for start, end in zip([0] + ends[:-1], ends)]
+
+
+_NUM_COLOUR_CODES = ontology.NUM_COLOURS + 1  # the colours, then "undecodable"
+
+
+def _pack(table: np.ndarray) -> np.ndarray:
+    """bool [..., G] -> uint64 [..., ceil(G / 64)], bit g%64 of word g//64 = column g."""
+    num_goals = table.shape[-1]
+    words = -(-num_goals // 64)
+    padded = np.zeros(table.shape[:-1] + (words * 64,), dtype=bool)
+    padded[..., :num_goals] = table
+    packed = np.packbits(padded, axis=-1, bitorder="little")
+    return np.ascontiguousarray(packed).view(np.uint64)

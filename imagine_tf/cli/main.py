@@ -1,0 +1,186 @@
+"""The `imagine-tf` command line.
+
+    imagine-tf goals [--split train|test|all] [--type 1..5] [--relational] [--json]
+    imagine-tf play --goal "Grasp red cat" [--policy scripted|random] [--num-objects N]
+                    [--seed S] [--noise STD] [--out episode.gif] [--json]
+    imagine-tf demo [--out-dir outputs/demo] [--seed S]
+    imagine-tf bench env [--json] [--out docs/results/env_bench.json] [--quick]
+
+Errors in what the user typed (an unknown goal, a bad option) print one clear message and exit
+with status 2; there is never a traceback for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Sequence
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+DEMO_GOALS = (
+    "Go top left",
+    "Grasp red cat",
+    "Grasp any blue thing",
+    "Grow green plant",
+    "Grow any animal",
+    "Grasp any right_of dog thing",
+)
+
+
+class UsageError(Exception):
+    """A mistake in the command line; printed without a traceback."""
+
+
+def _goals_command(args: argparse.Namespace) -> int:
+    from imagine_tf.language import grammar
+
+    if args.type is not None and args.split == "train":
+        raise UsageError("--type selects test goals; use it with --split test or --split all.")
+    if args.split == "train":
+        goals = grammar.train_goals(args.relational)
+    elif args.split == "test":
+        goals = grammar.test_goals(args.relational)
+    else:
+        goals = tuple(sorted(grammar.train_goals(args.relational) + grammar.test_goals(args.relational)))
+    if args.type is not None:
+        goals = tuple(g for g in goals if grammar.generalization_type(g) == args.type)
+    rows = [
+        {
+            "goal": g,
+            "split": "test" if grammar.is_test_goal(g) else "train",
+            "type": grammar.generalization_type(g),
+        }
+        for g in goals
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            label = f"test (type {row['type']})" if row["type"] else row["split"]
+            print(f"{row['goal']:<40s} {label}")
+        print(f"# {len(rows)} goals")
+    return 0
+
+
+def _play_command(args: argparse.Namespace) -> int:
+    from imagine_tf.env.rendering import render_states, write_episode
+    from imagine_tf.language import grammar
+    from imagine_tf.playground import play
+
+    try:
+        goal = grammar.check_goal(args.goal)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.num_objects < 1:
+        raise UsageError(f"--num-objects must be >= 1, got {args.num_objects}.")
+    if args.out and os.path.splitext(args.out)[1].lower() not in (".gif", ".png"):
+        raise UsageError(f"--out must end in .gif or .png, got {args.out!r}.")
+    try:
+        result = play(
+            [goal],
+            policy=args.policy,
+            num_objects=args.num_objects,
+            seed=args.seed,
+            noise_std=args.noise,
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.out:
+        frames = render_states(result.states[:, 0], goals=[goal] * len(result.states))
+        write_episode(frames, args.out)
+    output = {
+        "goal": goal,
+        "achieved": bool(result.achieved[0]),
+        "descriptions": result.descriptions[0],
+    }
+    if args.json:
+        print(json.dumps(output))
+    else:
+        print(f"Goal: {goal}")
+        print(f"Achieved: {'yes' if output['achieved'] else 'no'}")
+        print("The partner says:")
+        for sentence in output["descriptions"] or ["(nothing)"]:
+            print(f"  - {sentence}")
+        if args.out:
+            print(f"Episode written to {args.out}")
+    return 0
+
+
+def _demo_command(args: argparse.Namespace) -> int:
+    from imagine_tf.env.rendering import render_states, write_episode
+    from imagine_tf.playground import play
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    result = play(list(DEMO_GOALS), policy="scripted", seed=args.seed)
+    for index, goal in enumerate(result.goals):
+        path = os.path.join(args.out_dir, goal.lower().replace(" ", "_") + ".gif")
+        write_episode(render_states(result.states[:, index], goals=[goal] * len(result.states)), path)
+        verdict = "achieved" if result.achieved[index] else "NOT achieved"
+        print(f"{goal!r}: {verdict}; episode in {path}")
+        print("  the partner says: " + "; ".join(result.descriptions[index]))
+    return 0
+
+
+def _bench_command(args: argparse.Namespace) -> int:
+    from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
+
+    results = run_env_benchmark(quick=args.quick)
+    if args.out:
+        write_json(results, args.out)
+    print(json.dumps(results, indent=1) if args.json else format_table(results))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="imagine-tf",
+        description="Playground environment, goals, social partner and benchmarks.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    goals = commands.add_parser("goals", help="list the goal grammar's goals")
+    goals.add_argument("--split", choices=("train", "test", "all"), default="all")
+    goals.add_argument("--type", type=int, choices=range(1, 6), help="generalization type (test)")
+    goals.add_argument("--relational", action="store_true", help="the 160 two-object goals")
+    goals.add_argument("--json", action="store_true")
+    goals.set_defaults(run=_goals_command)
+
+    play = commands.add_parser("play", help="play one goal and hear the social partner")
+    play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')
+    play.add_argument("--policy", choices=("scripted", "random"), default="scripted")
+    play.add_argument("--num-objects", type=int, default=3)
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--noise", type=float, default=0.0, help="scripted action noise std")
+    play.add_argument("--out", help="write the episode as .gif (or last frame as .png)")
+    play.add_argument("--json", action="store_true")
+    play.set_defaults(run=_play_command)
+
+    demo = commands.add_parser("demo", help="play a few goals with the scripted expert")
+    demo.add_argument("--out-dir", default=os.path.join("outputs", "demo"))
+    demo.add_argument("--seed", type=int, default=0)
+    demo.set_defaults(run=_demo_command)
+
+    bench = commands.add_parser("bench", help="benchmarks")
+    bench.add_argument("target", choices=("env",))
+    bench.add_argument("--json", action="store_true")
+    bench.add_argument("--out", help="also write the JSON results to this file")
+    bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
+    bench.set_defaults(run=_bench_command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"imagine-tf {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
