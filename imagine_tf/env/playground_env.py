@@ -146,9 +146,10 @@ class PlaygroundEnv(py_environment.PyEnvironment):
         else:
             reward = self._zeros.copy()
         observation = self._observation(state)
+        discount = np.ones(self._batch_size, dtype=np.float32)
         if self._core.num_steps >= self._config.episode_length:
-            return ts.truncation(observation, reward, outer_dims=(self._batch_size,))
-        return ts.transition(observation, reward, discount=1.0, outer_dims=(self._batch_size,))
+            return ts.truncation(observation, reward, discount, outer_dims=(self._batch_size,))
+        return ts.transition(observation, reward, discount, outer_dims=(self._batch_size,))
 
     def _observation(self, state: np.ndarray) -> dict:
         return {"state": state, "goal": self._goals.tokens}

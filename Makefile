@@ -1,0 +1,33 @@
+# One set-up path: a .venv with the locked stack (requirements/lock.txt) and the package, editable.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test test-all bench clean
+
+$(STAMP): requirements/lock.txt setup.cfg
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required (set PYTHON=...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/lock.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Main job on the embedded defaults: the scripted expert plays a few goals, the partner speaks.
+demo: $(STAMP)
+	$(BIN)/imagine-tf demo --out-dir outputs/demo
+
+## Fast tests (slow/integration deselected by setup.cfg).
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -q -m ""
+
+bench: $(STAMP)
+	$(BIN)/imagine-tf bench env --out docs/results/env_bench.json
+
+clean:
+	rm -rf $(VENV) outputs .pytest_cache
