@@ -65,6 +65,9 @@ class GoalTable:
             else np.zeros((0,))
             for name in rows[0]
         }
+        # Zones in float32, like the observations they are compared with (a float64 bound
+        # would make a coordinate exactly on a boundary compare differently from the partner).
+        arrays["zone"] = arrays["zone"].astype(np.float32)
         return cls(sentences=tuple(sentences), **arrays)
 
     def index(self, sentences: Sequence[str]) -> np.ndarray:

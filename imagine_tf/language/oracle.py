@@ -4,7 +4,7 @@ Reads what the goal means from a `GoalTable` and what the scene is from `SceneFa
 
 * Go: the final hand position is strictly inside the zone;
 * Grasp: an object held at the final step has the goal's colour and name;
-* Grow: an object that has grown (size_T > size_0 + 0.001) has the colour and name;
+* Grow: a living thing that has grown (size_T > size_0 + 0.001) has the colour and name;
 * Grasp any <rel> <X> thing: the held object was initially strictly <rel> another object
   matching X.
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from imagine_tf.env import ontology
 from imagine_tf.env.observation import SceneFacts, decode_observation
 from imagine_tf.env.scene_generation import relation_holds
 from imagine_tf.language.goal_table import (
@@ -109,8 +110,10 @@ def _grasped(facts: SceneFacts, table: GoalTable, goals: np.ndarray) -> np.ndarr
 
 
 def _grown(facts: SceneFacts, table: GoalTable, goals: np.ndarray) -> np.ndarray:
+    # Only living things grow in the world; a size change of anything else is not "grown".
+    grown = facts.grown & ontology.IS_LIVING[facts.object_type]
     match = _matches(facts, table.colour, table.name_mask, goals)
-    return (match & facts.grown[:, :, None]).any(axis=1)
+    return (match & grown[:, :, None]).any(axis=1)
 
 
 def _grasped_relative(facts: SceneFacts, table: GoalTable, goals: np.ndarray) -> np.ndarray:
