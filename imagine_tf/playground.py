@@ -96,7 +96,7 @@ def play(
         relational=relational,
         distractor_sampling=distractor_sampling,
     )
-    catalog: GoalCatalog = env._goal_source  # noqa: SLF001 - built just above
+    catalog: GoalCatalog = env.goal_source
     expert = ScriptedPolicy(catalog.table, noise_std=noise_std, seed=seed)
     rng = np.random.default_rng(seed)
     time_step = env.reset_with_goals(goals)

@@ -66,9 +66,7 @@ def _goals_command(args: argparse.Namespace) -> int:
 
 
 def _play_command(args: argparse.Namespace) -> int:
-    from imagine_tf.env.rendering import render_states, write_episode
-    from imagine_tf.language import grammar
-    from imagine_tf.playground import play
+    from imagine_tf.language import grammar  # checks first: no TensorFlow import for a typo
 
     try:
         goal = grammar.check_goal(args.goal)
@@ -78,6 +76,9 @@ def _play_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--num-objects must be >= 1, got {args.num_objects}.")
     if args.out and os.path.splitext(args.out)[1].lower() not in (".gif", ".png"):
         raise UsageError(f"--out must end in .gif or .png, got {args.out!r}.")
+    from imagine_tf.env.rendering import render_states, write_episode
+    from imagine_tf.playground import play
+
     try:
         result = play(
             [goal],

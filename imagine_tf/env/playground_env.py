@@ -88,6 +88,10 @@ class PlaygroundEnv(py_environment.PyEnvironment):
         return self._config
 
     @property
+    def goal_source(self) -> GoalSource:
+        return self._goal_source
+
+    @property
     def core(self) -> PlaygroundCore:
         """The underlying array world (read its state; step through the environment)."""
         return self._core

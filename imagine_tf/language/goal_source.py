@@ -50,7 +50,8 @@ class GoalCatalog:
         self.sample_ids = np.array(
             [i for i, s in enumerate(sentences) if in_split(s)], dtype=np.int64
         )
-        self._tokens = self.vocabulary.encode(list(sentences))
+        #: int32 [G, L], the token ids of every goal of the table.
+        self.goal_tokens = self.vocabulary.encode(list(sentences))
 
     @property
     def vocabulary_size(self) -> int:
@@ -65,7 +66,7 @@ class GoalCatalog:
         goal_ids = np.asarray(goal_ids, dtype=np.int64)
         return GoalBatch(
             goal_ids=goal_ids,
-            tokens=self._tokens[goal_ids],
+            tokens=self.goal_tokens[goal_ids],
             constraints=self.table.constraints(goal_ids),
         )
 

@@ -172,6 +172,19 @@ class ScriptedPyPolicy(py_policy.PyPolicy):
         self._policy = ScriptedPolicy(table, noise_std=noise_std, seed=seed)
         self._goal_of_tokens = {row.tobytes(): i for i, row in enumerate(goal_tokens)}
 
+    @classmethod
+    def from_env(cls, env, noise_std: float = 0.0, seed: int | None = None) -> "ScriptedPyPolicy":
+        """The expert for a `PlaygroundEnv` whose goal source is a `GoalCatalog`."""
+        catalog = env.goal_source
+        return cls(
+            env.time_step_spec(),
+            env.action_spec(),
+            catalog.table,
+            catalog.goal_tokens,
+            noise_std=noise_std,
+            seed=seed,
+        )
+
     def _action(self, time_step, policy_state):
         observation = time_step.observation
         tokens = np.asarray(observation["goal"], dtype=np.int32)

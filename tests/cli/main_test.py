@@ -1,0 +1,85 @@
+"""The `imagine-tf` command line: JSON outputs, files, and clear errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from imagine_tf.cli.main import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_goals_json_counts(capsys):
+    code, out, _ = run(capsys, "goals", "--split", "test", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 64 and all(r["split"] == "test" for r in rows)
+    _, out, _ = run(capsys, "goals", "--split", "test", "--type", "5", "--json")
+    assert len(json.loads(out)) == 44
+    _, out, _ = run(capsys, "goals", "--split", "train", "--json")
+    assert len(json.loads(out)) == 191
+    _, out, _ = run(capsys, "goals", "--relational", "--json")
+    assert len(json.loads(out)) == 160
+    _, out, _ = run(capsys, "goals")
+    assert out.strip().endswith("# 255 goals")
+
+
+def test_play_json(capsys, tmp_path):
+    gif = tmp_path / "episode.gif"
+    code, out, _ = run(capsys, "play", "--goal", "Grasp red cat", "--json", "--out", str(gif))
+    result = json.loads(out)
+    assert code == 0 and set(result) == {"goal", "achieved", "descriptions"}
+    assert result["goal"] == "Grasp red cat" and result["achieved"] is True
+    assert "Grasp red cat" in result["descriptions"]
+    assert gif.stat().st_size > 1000
+
+
+def test_play_random_policy_and_many_objects(capsys):
+    code, out, _ = run(
+        capsys, "play", "--goal", "go LEFT", "--policy", "random", "--num-objects", "10", "--json"
+    )
+    assert code == 0 and json.loads(out)["goal"] == "Go left"
+
+
+def test_bad_goal_is_a_clear_error_without_traceback():
+    process = subprocess.run(
+        [sys.executable, "-m", "imagine_tf.cli.main", "play", "--goal", "Grasp red kat"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode == 2
+    assert "Unknown goal 'Grasp red kat'" in process.stderr and "Grasp red cat" in process.stderr
+    assert "Traceback" not in process.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["play", "--goal", "Grow any plant", "--num-objects", "1"], "num_objects >= 2"),
+     (["play", "--goal", "Go left", "--out", "x.mp4"], ".gif or .png"),
+     (["goals", "--split", "train", "--type", "2"], "--type selects test goals")],
+)  # fmt: skip
+def test_usage_errors(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err
+
+
+def test_demo_writes_gifs(capsys, tmp_path):
+    code, out, _ = run(capsys, "demo", "--out-dir", str(tmp_path))
+    assert code == 0 and out.count("achieved") == 6 and "NOT" not in out
+    assert len(list(tmp_path.glob("*.gif"))) == 6
+
+
+def test_bench_quick_json(capsys, tmp_path):
+    path = tmp_path / "bench.json"
+    code, out, _ = run(capsys, "bench", "env", "--quick", "--json", "--out", str(path))
+    results = json.loads(out)
+    assert code == 0 and json.loads(path.read_text()) == results
+    assert set(results["env_core_steps_per_s"]) == {"1", "64", "1024"}
+    assert all(v > 0 for v in results["env_core_steps_per_s"].values())
+    assert results["machine"]["cpu_count"] >= 1
