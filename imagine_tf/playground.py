@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
+import gin
 import numpy as np
 
 from imagine_tf.env.config import PlaygroundConfig
@@ -21,6 +22,7 @@ from imagine_tf.policies.scripted_policy import ScriptedPolicy
 POLICIES = ("scripted", "random")
 
 
+@gin.configurable
 def make_env(
     batch_size: int = 1,
     num_objects: int = 3,
@@ -34,6 +36,7 @@ def make_env(
 ) -> PlaygroundEnv:
     """A batched `PlaygroundEnv` with the grammar's goals (see `GoalCatalog`, `PlaygroundConfig`).
 
+    Gin-configurable (configs/playground.gin); arguments given by a caller win over bindings.
     ``reward="goal"`` puts the oracle reward (0 achieved, -1 not) of s_t in each time step.
     """
     config = PlaygroundConfig(
@@ -68,11 +71,10 @@ class EpisodeResult:
 def play(
     goals: Sequence[str],
     policy: str = "scripted",
-    num_objects: int = 3,
+    num_objects: int | None = None,
     seed: int | None = 0,
     noise_std: float = 0.0,
     include_test_descriptions: bool = True,
-    distractor_sampling: str = "uniform_types",
 ) -> EpisodeResult:
     """Plays one episode per goal (all in one batch) and judges the final states.
 
@@ -80,7 +82,7 @@ def play(
       goals: goal sentences (case-insensitive; unknown goals raise a ValueError naming the
         nearest valid goals).
       policy: "scripted" (the expert) or "random" (uniform actions).
-      num_objects: N.
+      num_objects: N (None: the `make_env` default or its gin binding, 3 unless bound).
       seed: seeds the scenes, the policy noise and the random policy.
       noise_std: Gaussian action noise of the scripted policy.
       include_test_descriptions: the partner also says test goals (for display).
@@ -89,13 +91,8 @@ def play(
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}.")
     goals = [grammar.check_goal(g) for g in goals]
     relational = any(grammar.is_relational(g) for g in goals)
-    env = make_env(
-        batch_size=len(goals),
-        num_objects=num_objects,
-        seed=seed,
-        relational=relational,
-        distractor_sampling=distractor_sampling,
-    )
+    world = {} if num_objects is None else {"num_objects": num_objects}
+    env = make_env(batch_size=len(goals), seed=seed, relational=relational, **world)
     catalog: GoalCatalog = env.goal_source
     expert = ScriptedPolicy(catalog.table, noise_std=noise_std, seed=seed)
     rng = np.random.default_rng(seed)

@@ -65,6 +65,20 @@ def _goals_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_gin(args: argparse.Namespace) -> None:
+    """Applies --gin-file / --gin-binding (configs/*.gin bind `make_env`)."""
+    if not (args.gin_file or args.gin_binding):
+        return
+    import gin
+
+    import imagine_tf.playground  # noqa: F401 - registers the configurables
+
+    try:
+        gin.parse_config_files_and_bindings(args.gin_file, args.gin_binding)
+    except (IOError, ValueError) as error:
+        raise UsageError(f"bad gin configuration: {error}") from None
+
+
 def _play_command(args: argparse.Namespace) -> int:
     from imagine_tf.language import grammar  # checks first: no TensorFlow import for a typo
 
@@ -72,13 +86,14 @@ def _play_command(args: argparse.Namespace) -> int:
         goal = grammar.check_goal(args.goal)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if args.num_objects < 1:
+    if args.num_objects is not None and args.num_objects < 1:
         raise UsageError(f"--num-objects must be >= 1, got {args.num_objects}.")
     if args.out and os.path.splitext(args.out)[1].lower() not in (".gif", ".png"):
         raise UsageError(f"--out must end in .gif or .png, got {args.out!r}.")
     from imagine_tf.env.rendering import render_states, write_episode
     from imagine_tf.playground import play
 
+    _parse_gin(args)
     try:
         result = play(
             [goal],
@@ -114,6 +129,7 @@ def _demo_command(args: argparse.Namespace) -> int:
     from imagine_tf.env.rendering import render_states, write_episode
     from imagine_tf.playground import play
 
+    _parse_gin(args)
     os.makedirs(args.out_dir, exist_ok=True)
     result = play(list(DEMO_GOALS), policy="scripted", seed=args.seed)
     for index, goal in enumerate(result.goals):
@@ -135,6 +151,13 @@ def _bench_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_gin_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gin-file", action="append", default=[], help="e.g. configs/playground.gin")
+    parser.add_argument(
+        "--gin-binding", action="append", default=[], help='e.g. "make_env.num_objects = 5"'
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="imagine-tf",
@@ -152,16 +175,18 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play one goal and hear the social partner")
     play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')
     play.add_argument("--policy", choices=("scripted", "random"), default="scripted")
-    play.add_argument("--num-objects", type=int, default=3)
+    play.add_argument("--num-objects", type=int, help="N (default 3, or the gin binding)")
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--noise", type=float, default=0.0, help="scripted action noise std")
     play.add_argument("--out", help="write the episode as .gif (or last frame as .png)")
     play.add_argument("--json", action="store_true")
+    _add_gin_flags(play)
     play.set_defaults(run=_play_command)
 
     demo = commands.add_parser("demo", help="play a few goals with the scripted expert")
     demo.add_argument("--out-dir", default=os.path.join("outputs", "demo"))
     demo.add_argument("--seed", type=int, default=0)
+    _add_gin_flags(demo)
     demo.set_defaults(run=_demo_command)
 
     bench = commands.add_parser("bench", help="benchmarks")

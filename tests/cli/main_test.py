@@ -1,12 +1,15 @@
 """The `imagine-tf` command line: JSON outputs, files, and clear errors."""
 
 import json
+import pathlib
 import subprocess
 import sys
 
 import pytest
 
 from imagine_tf.cli.main import main
+
+CONFIG = pathlib.Path(__file__).resolve().parents[2] / "configs" / "playground.gin"
 
 
 def run(capsys, *argv):
@@ -83,3 +86,19 @@ def test_bench_quick_json(capsys, tmp_path):
     assert set(results["env_core_steps_per_s"]) == {"1", "64", "1024"}
     assert all(v > 0 for v in results["env_core_steps_per_s"].values())
     assert results["machine"]["cpu_count"] >= 1
+
+
+def test_play_with_gin_binding(capsys):
+    import gin
+
+    try:
+        code, out, _ = run(
+            capsys, "play", "--goal", "Go left", "--json",
+            "--gin-file", str(CONFIG), "--gin-binding", "make_env.num_objects = 5",
+        )  # fmt: skip
+    finally:
+        gin.clear_config()
+    assert code == 0 and json.loads(out)["achieved"] is True
+    code, _, err = run(capsys, "play", "--goal", "Go left", "--gin-binding", "make_env.nope = 1")
+    gin.clear_config()
+    assert code == 2 and "bad gin configuration" in err
