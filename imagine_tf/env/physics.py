@@ -126,8 +126,6 @@ class PlaygroundCore:
         self._no_object = np.full(batch, NO_OBJECT, dtype=np.int64)
         self._zero_index = np.zeros(batch, dtype=np.int64)
         self._object_index = np.arange(num_objects)[None, :]
-        self._ones = np.ones((batch, num_objects), dtype=np.float32)
-        self._minus_ones = -self._ones
         self._reach = np.ones((batch, num_objects + 1), dtype=bool)
         self._first_or_none = np.append(np.arange(num_objects), NO_OBJECT)
         self.num_steps = 0
@@ -194,28 +192,37 @@ class PlaygroundCore:
         np.add(hand, np.multiply(action[:, :2], self._scale, out=self._move), out=hand)
         _clip(hand, self._low, self._high, out=hand)
         closed = np.greater(action[:, 2], self._zeros)
-        self.gripper[:] = np.where(closed, self._plus_one[:, 0], self._minus_one[:, 0])
+        _SIGN.take(closed.view(np.int8), out=self.gripper)  # +1 closed, -1 open
 
         # Grasp: an open gripper holds nothing; a closed one keeps its object or, if empty,
-        # takes the first reachable object in list order.
+        # takes the first reachable object in list order. (The branches skip work that a
+        # batch does not need; with small batches numpy's per-call cost dominates.)
         position = self.object_position
-        held = np.where(closed, self.held, self._no_object)
-        searching = np.less(held, self._zero_index) & closed
-        if np.count_nonzero(searching):
-            gap = position - hand[:, None, :]
-            d2 = np.add.reduce(np.square(gap), axis=2)
-            # Column N stays True: argmax finds the first reachable object, or N for none.
-            np.less(d2, self._reach2, out=self._reach[:, :-1])
-            first = self._first_or_none[self._reach.argmax(axis=1)]
-            held = np.where(searching, first, held)
+        if np.count_nonzero(closed):
+            held = np.where(closed, self.held, self._no_object)
+            searching = np.less(held, self._zero_index) & closed
+            if np.count_nonzero(searching):
+                gap = position - hand[:, None, :]
+                d2 = np.add.reduce(np.square(gap), axis=2)
+                # Column N stays True: argmax finds the first reachable object, or N for none.
+                np.less(d2, self._reach2, out=self._reach[:, :-1])
+                first = self._first_or_none[self._reach.argmax(axis=1)]
+                held = np.where(searching, first, held)
+        else:
+            held = self._no_object.copy()
         self.held = held
 
-        # Carry, and the grasped flags.
-        held_mask = np.equal(held[:, None], self._object_index)  # [B, N]
-        np.copyto(position, hand[:, None, :], where=held_mask[..., None])
-        np.copyto(self._grasped, np.where(held_mask, self._ones, self._minus_ones))
-        if self._feeds_any:
-            self._growing_rows |= np.greater_equal(held, self._zero_index) & self._feeds_row
+        # Carry, and the grasped flags (+1 held, -1 not).
+        holding = np.greater_equal(held, self._zero_index)
+        grasped = self._grasped
+        if np.count_nonzero(holding):
+            held_mask = np.equal(held[:, None], self._object_index)  # [B, N]
+            np.copyto(position, hand[:, None, :], where=held_mask[..., None])
+            _SIGN.take(held_mask.view(np.int8), out=grasped)
+            if self._feeds_any:
+                self._growing_rows |= holding & self._feeds_row
+        else:
+            grasped.fill(-1.0)
         # Growth: contacts change only when something moves, or while something grows.
         if np.count_nonzero(self._growing_rows):
             self._grow()
@@ -257,3 +264,4 @@ class PlaygroundCore:
 
 
 _ONE_HOT = np.eye(ontology.NUM_TYPES, dtype=np.float32)
+_SIGN = np.array([-1.0, 1.0], dtype=np.float32)  # False -> -1, True -> +1

@@ -58,6 +58,9 @@ class PlaygroundEnv(py_environment.PyEnvironment):
         self._pending_goals: GoalBatch | None = None
         self._goals: GoalBatch | None = None
         self._zeros = np.zeros(self._batch_size, dtype=np.float32)
+        self._ones = np.ones(self._batch_size, dtype=np.float32)
+        self._mid = np.full(self._batch_size, int(ts.StepType.MID), dtype=np.int32)
+        self._last = np.full(self._batch_size, int(ts.StepType.LAST), dtype=np.int32)
         self._observation_spec = {
             "state": array_spec.ArraySpec(
                 (observation_dim(self._config.num_objects),), np.float32, name="state"
@@ -141,7 +144,8 @@ class PlaygroundEnv(py_environment.PyEnvironment):
         self._pending_goals = None
         self._goals = goals
         state = self._core.reset(goals.constraints)
-        return ts.restart(self._observation(state), batch_size=self._batch_size)
+        first = np.full(self._batch_size, int(ts.StepType.FIRST), dtype=np.int32)
+        return ts.TimeStep(first, self._zeros.copy(), self._ones.copy(), self._observation(state))
 
     def _step(self, action) -> ts.TimeStep:
         state = self._core.step(action)
@@ -150,10 +154,15 @@ class PlaygroundEnv(py_environment.PyEnvironment):
         else:
             reward = self._zeros.copy()
         observation = self._observation(state)
-        discount = np.ones(self._batch_size, dtype=np.float32)
-        if self._core.num_steps >= self._config.episode_length:
-            return ts.truncation(observation, reward, discount, outer_dims=(self._batch_size,))
-        return ts.transition(observation, reward, discount, outer_dims=(self._batch_size,))
+        # TimeSteps are built directly: ts.transition's generic checks cost more than a step.
+        last = self._core.num_steps >= self._config.episode_length
+        step_type = (self._last if last else self._mid).copy()
+        discount = self._ones.copy()  # a time limit is a truncation: discount 1
+        return ts.TimeStep(step_type, reward, discount, observation)
+
+    def should_reset(self, current_time_step: ts.TimeStep) -> bool:
+        """Scenes are synchronous: all are LAST together (cheaper than `np.all`)."""
+        return bool(current_time_step.step_type[0] == ts.StepType.LAST)
 
     def _observation(self, state: np.ndarray) -> dict:
         return {"state": state, "goal": self._goals.tokens}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 
 import numpy as np
 
@@ -273,12 +274,19 @@ def generate_scenes(
     )
 
 
+@functools.lru_cache(maxsize=None)
+def _earlier(num_objects: int) -> np.ndarray:
+    """bool [N, N], True where j < i (read-only, cached)."""
+    earlier = np.tril(np.ones((num_objects, num_objects), dtype=bool), -1)
+    earlier.setflags(write=False)
+    return earlier
+
+
 def _resample_duplicates(object_type, colour, shade, big, first_distractor, rng):
     """Redraws distractors equal in (type, colour, shade, size class) to an earlier object."""
     batch, num_objects = object_type.shape
-    index = np.arange(num_objects)
-    is_distractor = index[None, :] >= first_distractor[:, None]
-    earlier = index[None, :] < index[:, None]  # [i, j]: j < i
+    is_distractor = np.arange(num_objects)[None, :] >= first_distractor[:, None]
+    earlier = _earlier(num_objects)
     for _ in range(_MAX_PLACEMENT_ROUNDS):
         key = ((object_type * 3 + colour) * 2 + shade) * 2 + big  # [B, N]
         same = key[:, :, None] == key[:, None, :]
@@ -308,7 +316,7 @@ def _place_objects(
     batch, num_objects = constraints.batch_size, config.num_objects
     limit = config.object_init_range
     min_distance2 = np.float32(config.min_object_distance) ** 2
-    earlier = np.tril(np.ones((num_objects, num_objects), dtype=bool), -1)  # [i, j]: j < i
+    earlier = _earlier(num_objects)  # [i, j]: j < i
     position = rng.uniform(-limit, limit, size=(batch, num_objects, 2)).astype(np.float32)
     for _ in range(_MAX_PLACEMENT_ROUNDS):
         if num_objects > 1:

@@ -91,17 +91,28 @@ class GoalTable:
 
     def constraints(self, goal_ids: np.ndarray) -> SceneConstraints:
         """The scene constraints of goals (one scene per id)."""
-        goal_ids = np.asarray(goal_ids, dtype=np.int64)
-        return SceneConstraints(
-            kind=_VERB_KIND[self.verb[goal_ids]],
-            colour=self.colour[goal_ids],
-            object_type=self.object_type[goal_ids],
-            category=self.category[goal_ids],
-            reference_colour=self.reference_colour[goal_ids],
-            reference_type=self.reference_type[goal_ids],
-            reference_category=self.reference_category[goal_ids],
-            relation=self.relation[goal_ids],
-        )
+        columns = self._constraint_columns[:, np.asarray(goal_ids, dtype=np.int64)]
+        return SceneConstraints(*columns)
+
+    @property
+    def _constraint_columns(self) -> np.ndarray:
+        """int64 [8, G]: the `SceneConstraints` fields of every goal, in field order."""
+        cached = self.__dict__.get("_constraint_cache")
+        if cached is None:
+            cached = np.stack(
+                [
+                    _VERB_KIND[self.verb],
+                    self.colour,
+                    self.object_type,
+                    self.category,
+                    self.reference_colour,
+                    self.reference_type,
+                    self.reference_category,
+                    self.relation,
+                ]
+            ).astype(np.int64)
+            object.__setattr__(self, "_constraint_cache", cached)
+        return cached
 
 
 def _attributes(words: list[str]) -> tuple[int, int, int, np.ndarray]:
