@@ -149,18 +149,23 @@ def decode_colour(rgb: np.ndarray) -> np.ndarray:
       int64 array of shape S: the colour index, or -1 when no box contains the value.
     """
     rgb = np.asarray(rgb)
-    red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    shape = rgb.shape[:-1]
+    flat = rgb.reshape(-1, 3)
+    red, green, blue = (np.ascontiguousarray(flat[:, c]) for c in range(3))
     is_red = (red >= green) & (red >= blue)
     is_green = ~is_red & (green >= blue)
-    colour = np.where(is_red, RED, np.where(is_green, COLOUR_INDEX["green"], COLOUR_INDEX["blue"]))
-    dark = np.where(is_red, red, green) < _SHADE_SPLIT[colour]
+    colour = np.where(is_red, RED, np.where(is_green, _GREEN, _BLUE))
+    dark = np.where(is_red, red, green) < _SHADE_SPLIT.take(colour)
     box = colour * 2 + dark  # index into the 6 (colour, shade) boxes
-    inside = np.all((rgb >= _BOX_LOW.take(box, axis=0)) & (rgb <= _BOX_HIGH.take(box, axis=0)), axis=-1)
-    light_red = box == 0
-    inside &= ~light_red | (blue - green <= LIGHT_RED_MAX_B_MINUS_G + _DECODE_TOLERANCE)
-    return np.where(inside, colour, -1)
+    inside = (red >= _BOX_LOW[:, 0].take(box)) & (red <= _BOX_HIGH[:, 0].take(box))
+    inside &= (green >= _BOX_LOW[:, 1].take(box)) & (green <= _BOX_HIGH[:, 1].take(box))
+    inside &= (blue >= _BOX_LOW[:, 2].take(box)) & (blue <= _BOX_HIGH[:, 2].take(box))
+    # Light red (box 0) also needs B - G <= 0.05.
+    inside &= (box != 0) | (blue - green <= LIGHT_RED_MAX_B_MINUS_G + _DECODE_TOLERANCE)
+    return np.where(inside, colour, -1).reshape(shape)
 
 
+_GREEN, _BLUE = COLOUR_INDEX["green"], COLOUR_INDEX["blue"]
 # Light/dark split per colour, light >= threshold > dark on one channel: red on R (light >= 0.9,
 # dark <= 0.7), blue on G (light >= 0.7, dark <= 0.2), green on G (light >= 0.8, dark <= 0.6).
 _SHADE_SPLIT = np.array([0.8, 0.45, 0.7], dtype=np.float32)

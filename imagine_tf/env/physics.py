@@ -165,7 +165,7 @@ class PlaygroundCore:
         # feeds[b, l, s]: object s makes object l grow on contact.
         self._feeds = ontology.FEEDS[self.object_type[:, None, :], self.object_type[:, :, None]]
         self._feeds_row = self._feeds.any(axis=(1, 2))
-        self._feeds_any = bool(self._feeds_row.any())
+        self._feeds_any = bool(np.count_nonzero(self._feeds_row))
         self._growing_rows = np.zeros(self.batch_size, dtype=bool)
         self._update_reach()
         self._initial[:] = self._current
@@ -173,7 +173,7 @@ class PlaygroundCore:
 
     def _update_reach(self) -> None:
         """Squared grasp radius per object, ((size + 0.05) / 2)^2, float32 [B, N]."""
-        self._reach2 = np.square((self.object_size + np.float32(HAND_SIZE)) * np.float32(0.5))
+        self._reach2 = np.square((self.object_size + _HAND_SIZE) * _HALF)
 
     # ------------------------------------------------------------------------------------------
     def step(self, action: np.ndarray) -> np.ndarray:
@@ -246,7 +246,7 @@ class PlaygroundCore:
         if np.count_nonzero(growing):
             size = np.minimum(size + grows * np.float32(GROWTH_PER_STEP), np.float32(MAX_SIZE))
             self.object_size[rows] = size
-            self._reach2[rows] = np.square((size + np.float32(HAND_SIZE)) * np.float32(0.5))
+            self._reach2[rows] = np.square((size + _HAND_SIZE) * _HALF)
 
     # ------------------------------------------------------------------------------------------
     def observation(self) -> np.ndarray:
@@ -264,4 +264,5 @@ class PlaygroundCore:
 
 
 _ONE_HOT = np.eye(ontology.NUM_TYPES, dtype=np.float32)
+_HAND_SIZE, _HALF = np.float32(HAND_SIZE), np.float32(0.5)
 _SIGN = np.array([-1.0, 1.0], dtype=np.float32)  # False -> -1, True -> +1

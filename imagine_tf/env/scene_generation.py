@@ -192,7 +192,7 @@ def generate_scenes(
     grow = kind == _GROW
     relational = kind == _RELATIONAL
     needs_pair = grow | relational
-    if num_objects < 2 and needs_pair.any():
+    if num_objects < 2 and np.count_nonzero(needs_pair):
         raise ValueError(
             "Grow and relational goals need a second object (a supply or a reference), but "
             "num_objects=1. Use num_objects >= 2, or only Go/Grasp goals."
@@ -207,7 +207,7 @@ def generate_scenes(
     big = (uniform[..., _U_BIG] < 0.5).astype(np.int64)
 
     constrained = kind != _FREE
-    if constrained.any():
+    if np.count_nonzero(constrained):
         first = uniform[:, 0]
         # Object 0: the goal's type, else a type of its category, else free; an unnamed
         # object to grow is an animal or a plant.
@@ -228,7 +228,7 @@ def generate_scenes(
         object_type[:, 0] = np.where(constrained, type_0, object_type[:, 0])
         colour[:, 0] = np.where(constraints.colour >= 0, constraints.colour, colour[:, 0])
 
-    if needs_pair.any():
+    if np.count_nonzero(needs_pair):
         second = uniform[:, 1]
         # Object 1 of a grow goal: water for a plant, food or water for an animal.
         is_plant = ontology.IS_PLANT[object_type[:, 0]]
@@ -291,7 +291,7 @@ def _resample_duplicates(object_type, colour, shade, big, first_distractor, rng)
         key = ((object_type * 3 + colour) * 2 + shade) * 2 + big  # [B, N]
         same = key[:, :, None] == key[:, None, :]
         duplicate = (same & earlier).any(axis=2) & is_distractor
-        if not duplicate.any():
+        if not np.count_nonzero(duplicate):
             return
         count = int(duplicate.sum())
         object_type[duplicate] = rng.integers(0, ontology.NUM_TYPES, count)
@@ -315,7 +315,7 @@ def _place_objects(
     """
     batch, num_objects = constraints.batch_size, config.num_objects
     limit = config.object_init_range
-    min_distance2 = np.float32(config.min_object_distance) ** 2
+    min_distance2 = float(np.float32(config.min_object_distance)) ** 2
     earlier = _earlier(num_objects)  # [i, j]: j < i
     position = rng.uniform(-limit, limit, size=(batch, num_objects, 2)).astype(np.float32)
     for _ in range(_MAX_PLACEMENT_ROUNDS):
@@ -325,7 +325,7 @@ def _place_objects(
             redraw = close.any(axis=2)
         else:
             redraw = np.zeros((batch, 1), dtype=bool)
-        if relational.any():
+        if np.count_nonzero(relational):
             pair = position[:, :2]
             swap = relational & ~relation_holds(pair[:, 0], pair[:, 1], constraints.relation)
             position[swap, :2] = position[swap, 1::-1]
@@ -333,7 +333,7 @@ def _place_objects(
                 position[:, 0], position[:, 1], constraints.relation
             )
             redraw[:, :2] |= tie[:, None]
-        if not redraw.any():
+        if not np.count_nonzero(redraw):
             return position
         position[redraw] = rng.uniform(-limit, limit, size=(int(redraw.sum()), 2))
     raise RuntimeError(

@@ -104,9 +104,10 @@ class SocialPartner:
         for k, sentence in enumerate(_zone_descriptions(np.zeros(1), np.zeros(1))):
             if sentence in self._column:
                 go[k, self._column[sentence]] = True
-        # _zone_bits[code]: the Go descriptions of a 9-bit set of true zones, uint64 [512, W].
-        combos = (np.arange(2 ** len(go))[:, None] >> np.arange(len(go))) & 1
-        self._zone_bits = _pack((combos[:, :, None].astype(bool) & go[None]).any(axis=1))
+        # _zone_bits[class]: the Go descriptions of a hand in each of the 9 x 9 position classes
+        # of `_zone_class`, found by applying the zone rules to one point of each class.
+        holds = np.stack(list(_zone_descriptions(*_CLASS_POINTS.T).values()), axis=1)  # [81, 9]
+        self._zone_bits = _pack((holds[:, :, None] & go[None]).any(axis=1))
 
     def _mark(self, row: np.ndarray, sentences: list[str]) -> None:
         for sentence in sentences:
@@ -136,15 +137,11 @@ class SocialPartner:
         holding = facts.held.any(axis=1)
         held_code = np.take_along_axis(code, facts.held.argmax(axis=1)[:, None], axis=1)[:, 0]
         described = np.where(holding[:, None], self._grasp_bits[held_code], zero)
-        if facts.grown.any():
-            described |= np.bitwise_or.reduce(
-                np.where(facts.grown[..., None], self._grow_bits[code], zero), axis=1
-            )
-        # The 9 zone flags as one 9-bit code, then one lookup of the matching bit set.
-        zone_code = np.zeros(facts.batch_size, dtype=np.int64)
-        for k, holds in enumerate(_zone_descriptions(*facts.hand_position.T).values()):
-            zone_code |= holds.astype(np.int64) << k
-        described |= self._zone_bits[zone_code]
+        grown = np.flatnonzero(facts.grown)  # few objects grow: OR their rows in, sparsely
+        if grown.size:
+            rows = grown // facts.num_objects
+            np.bitwise_or.at(described, rows, self._grow_bits[code.ravel()[grown]])
+        described |= self._zone_bits[_zone_class(facts.hand_position)]
         if self.relational and facts.num_objects > 1:
             described |= self._describe_relations(facts, code)
         return described
@@ -164,13 +161,38 @@ class SocialPartner:
     def describe(self, states: np.ndarray | SceneFacts) -> list[list[str]]:
         """The sentences (sorted) the partner says about each final state."""
         described = self.describe_matrix(states)
-        rows, columns = np.nonzero(described)
+        rows, columns = np.divmod(np.flatnonzero(described), described.shape[1])  # row-major
         sentences = self._goal_array[columns].tolist()
         ends = np.cumsum(np.bincount(rows, minlength=described.shape[0])).tolist()
         return [sentences[start:end] for start, end in zip([0] + ends[:-1], ends)]
 
 
 _NUM_COLOUR_CODES = ontology.NUM_COLOURS + 1  # the colours, then "undecodable"
+
+# Every zone rule compares a coordinate with one of these edges (strictly), so a coordinate's
+# truth values only depend on its class: below the first edge, on it, between it and the next...
+_ZONE_EDGES = np.array([-0.25, -0.05, 0.05, 0.25], dtype=np.float32)
+_CLASS_VALUES = np.array(
+    [-1.0, -0.25, -0.15, -0.05, 0.0, 0.05, 0.15, 0.25, 1.0], dtype=np.float32
+)  # one coordinate per class 0..8
+
+
+def _axis_class(value: np.ndarray) -> np.ndarray:
+    """Class 0..8 of float32 coordinates relative to the zone edges (odd = exactly on an edge)."""
+    return np.searchsorted(_ZONE_EDGES, value, "left") + np.searchsorted(
+        _ZONE_EDGES, value, "right"
+    )
+
+
+def _zone_class(hand_position: np.ndarray) -> np.ndarray:
+    """Class 0..80 of hand positions [B, 2] (x class * 9 + y class)."""
+    hand = np.asarray(hand_position, dtype=np.float32)
+    return _axis_class(hand[:, 0]) * 9 + _axis_class(hand[:, 1])
+
+
+_CLASS_POINTS = np.stack(np.meshgrid(_CLASS_VALUES, _CLASS_VALUES, indexing="ij"), -1).reshape(
+    -1, 2
+)  # [81, 2], row = x class * 9 + y class
 
 
 def _pack(table: np.ndarray) -> np.ndarray:

@@ -106,3 +106,15 @@ def test_oracle_one_goal_per_state_matches_the_matrix():
     matrix = oracle.achieved_matrix(states, FULL_TABLE)
     one_each = oracle.achieved(states, FULL_TABLE, ids)
     np.testing.assert_array_equal(one_each, matrix[np.arange(400), ids])
+
+
+def test_zone_classes_cover_edges_exactly():
+    from imagine_tf.language import social_partner
+
+    points = social_partner._CLASS_POINTS
+    np.testing.assert_array_equal(social_partner._zone_class(points), np.arange(81))
+    # A hand exactly on an edge is in no zone that the edge bounds strictly.
+    facts_state = random_final_states(5, 1, 1)
+    facts_state[0, 0:2] = [0.05, -0.25]
+    said = SocialPartner().describe(facts_state)[0]
+    assert [s for s in said if s.startswith("Go")] == ["Go bottom"]
