@@ -129,15 +129,23 @@ def _demo_command(args: argparse.Namespace) -> int:
     from imagine_tf.env.rendering import render_states, write_episode
     from imagine_tf.playground import play
 
+    from imagine_tf.language import grammar
+
     _parse_gin(args)
     os.makedirs(args.out_dir, exist_ok=True)
-    result = play(list(DEMO_GOALS), policy="scripted", seed=args.seed)
-    for index, goal in enumerate(result.goals):
-        path = os.path.join(args.out_dir, goal.lower().replace(" ", "_") + ".gif")
-        write_episode(render_states(result.states[:, index], goals=[goal] * len(result.states)), path)
-        verdict = "achieved" if result.achieved[index] else "NOT achieved"
-        print(f"{goal!r}: {verdict}; episode in {path}")
-        print("  the partner says: " + "; ".join(result.descriptions[index]))
+    # One batch of one-object goals, one of two-object goals (whose partner also describes
+    # spatial relations).
+    one_object = [g for g in DEMO_GOALS if not grammar.is_relational(g)]
+    two_object = [g for g in DEMO_GOALS if grammar.is_relational(g)]
+    for goals in (one_object, two_object):
+        result = play(goals, policy="scripted", seed=args.seed)
+        for index, goal in enumerate(result.goals):
+            path = os.path.join(args.out_dir, goal.lower().replace(" ", "_") + ".gif")
+            frames = render_states(result.states[:, index], goals=[goal] * len(result.states))
+            write_episode(frames, path)
+            verdict = "achieved" if result.achieved[index] else "NOT achieved"
+            print(f"{goal!r}: {verdict}; episode in {path}")
+            print("  the partner says: " + "; ".join(result.descriptions[index]))
     return 0
 
 
