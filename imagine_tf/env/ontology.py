@@ -125,13 +125,13 @@ def sample_rgb(
     colour = np.asarray(colour)
     if shade is None:
         shade = rng.integers(0, 2, size=colour.shape)
-    box = COLOUR_BOXES[colour, shade]  # S + [3, 2]
-    rgb = box[..., 0] + rng.random(colour.shape + (3,)) * (box[..., 1] - box[..., 0])
-    light_red = (colour == RED) & (shade == 0)
-    rgb[..., 2] = np.where(
-        light_red, rgb[..., 1] + rng.uniform(-0.05, 0.05, size=colour.shape), rgb[..., 2]
-    )
-    return rgb.astype(np.float32)
+    box = colour * 2 + shade  # index of the (colour, shade) box
+    uniform = rng.random(colour.shape + (4,), dtype=np.float32)
+    rgb = _SAMPLE_LOW[box] + uniform[..., :3] * _SAMPLE_WIDTH[box]
+    # Light red (box 0): B = G + U(-0.05, 0.05).
+    jitter = rgb[..., 1] + (uniform[..., 3] - np.float32(0.5)) * np.float32(0.1)
+    rgb[..., 2] = np.where(box == 0, jitter, rgb[..., 2])
+    return rgb
 
 
 def decode_colour(rgb: np.ndarray) -> np.ndarray:
@@ -166,6 +166,9 @@ def decode_colour(rgb: np.ndarray) -> np.ndarray:
 
 
 _GREEN, _BLUE = COLOUR_INDEX["green"], COLOUR_INDEX["blue"]
+# Sampling tables per box index colour * 2 + shade: low corner and width, float32 [6, 3].
+_SAMPLE_LOW = COLOUR_BOXES[..., 0].reshape(6, 3).astype(np.float32)
+_SAMPLE_WIDTH = (COLOUR_BOXES[..., 1] - COLOUR_BOXES[..., 0]).reshape(6, 3).astype(np.float32)
 # Light/dark split per colour, light >= threshold > dark on one channel: red on R (light >= 0.9,
 # dark <= 0.7), blue on G (light >= 0.7, dark <= 0.2), green on G (light >= 0.8, dark <= 0.6).
 _SHADE_SPLIT = np.array([0.8, 0.45, 0.7], dtype=np.float32)

@@ -164,8 +164,8 @@ class PlaygroundCore:
         self.held.fill(NO_OBJECT)
         # feeds[b, l, s]: object s makes object l grow on contact.
         self._feeds = ontology.FEEDS[self.object_type[:, None, :], self.object_type[:, :, None]]
-        self._feeds_row = self._feeds.any(axis=(1, 2))
-        self._feeds_any = bool(np.count_nonzero(self._feeds_row))
+        self._feeds_any = bool(np.count_nonzero(self._feeds))
+        self._feeds_row = self._feeds.any(axis=(1, 2)) if self._feeds_any else None
         self._growing_rows = np.zeros(self.batch_size, dtype=bool)
         self._update_reach()
         self._initial[:] = self._current
@@ -224,7 +224,7 @@ class PlaygroundCore:
         else:
             grasped.fill(-1.0)
         # Growth: contacts change only when something moves, or while something grows.
-        if np.count_nonzero(self._growing_rows):
+        if self._feeds_any and np.count_nonzero(self._growing_rows):
             self._grow()
         self.num_steps += 1
         return self.observation()

@@ -289,6 +289,9 @@ def _resample_duplicates(object_type, colour, shade, big, first_distractor, rng)
     earlier = _earlier(num_objects)
     for _ in range(_MAX_PLACEMENT_ROUNDS):
         key = ((object_type * 3 + colour) * 2 + shade) * 2 + big  # [B, N]
+        ordered = np.sort(key, axis=1)
+        if not np.count_nonzero(ordered[:, 1:] == ordered[:, :-1]):
+            return  # no two objects alike at all (the common case)
         same = key[:, :, None] == key[:, None, :]
         duplicate = (same & earlier).any(axis=2) & is_distractor
         if not np.count_nonzero(duplicate):
