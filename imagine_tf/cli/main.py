@@ -59,7 +59,8 @@ def _goals_command(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=1))
     else:
         for row in rows:
-            label = f"test (type {row['type']})" if row["type"] else row["split"]
+            kind = grammar.GENERALIZATION_TYPES.get(row["type"])
+            label = f"test, type {row['type']}: {kind}" if kind else row["split"]
             print(f"{row['goal']:<40s} {label}")
         print(f"# {len(rows)} goals")
     return 0

@@ -68,12 +68,6 @@ def names_of_type(type_name: str) -> tuple[str, ...]:
     return (type_name,) + _categories_of(type_name)
 
 
-def types_in_category(category: str) -> tuple[str, ...]:
-    """The types of a category, in one-hot order."""
-    members = CATEGORY_MEMBERS[CATEGORY_INDEX[category]]
-    return tuple(t for t, m in zip(OBJECT_TYPES, members) if m)
-
-
 # --------------------------------------------------------------------------------------------
 # Colours (REFERENCE_FACTS §1.2)
 # --------------------------------------------------------------------------------------------
@@ -82,7 +76,6 @@ def types_in_category(category: str) -> tuple[str, ...]:
 COLOURS: tuple[str, ...] = ("red", "blue", "green")
 NUM_COLOURS = len(COLOURS)
 COLOUR_INDEX = {name: i for i, name in enumerate(COLOURS)}
-SHADES = ("light", "dark")
 
 #: ``COLOUR_BOXES[colour, shade, channel] = (low, high)``; shape [3, 2, 3, 2].
 #: Light red's blue channel is drawn as G + U(-0.05, 0.05); its box bound is [0.35, 0.65].

@@ -256,12 +256,6 @@ class PlaygroundCore:
         np.subtract(self._current, self._initial, out=out[:, self._step_dim :])
         return out
 
-    @property
-    def initial_position(self) -> np.ndarray:
-        """Object positions at t = 0, float32 [B, N, 2]."""
-        objects = self._initial[:, BODY_DIM:].reshape(self.batch_size, -1, OBJECT_DIM)
-        return objects[..., POSITION_SLICE]
-
 
 _ONE_HOT = np.eye(ontology.NUM_TYPES, dtype=np.float32)
 _HAND_SIZE, _HALF = np.float32(HAND_SIZE), np.float32(0.5)

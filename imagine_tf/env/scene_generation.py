@@ -109,22 +109,6 @@ class SceneConstraints:
         fields["kind"] = np.zeros(batch_size, dtype=np.int64)
         return cls(**fields)
 
-    @classmethod
-    def stack(cls, constraints: list["SceneConstraints"]) -> "SceneConstraints":
-        """Concatenates constraints along the batch axis."""
-        return cls(
-            **{
-                f.name: np.concatenate([getattr(c, f.name) for c in constraints])
-                for f in dataclasses.fields(cls)
-            }
-        )
-
-    def take(self, indices: np.ndarray) -> "SceneConstraints":
-        """Selects scenes (fancy indexing along the batch axis)."""
-        return SceneConstraints(
-            **{f.name: getattr(self, f.name)[indices] for f in dataclasses.fields(self)}
-        )
-
 
 @dataclasses.dataclass
 class SceneLayout:

@@ -58,13 +58,10 @@ class GoalTable:
     @classmethod
     def from_sentences(cls, sentences: Sequence[str]) -> "GoalTable":
         """Parses sentences (any case; "Verb word word ...")."""
+        if not sentences:
+            raise ValueError("A GoalTable needs at least one goal sentence, got none.")
         rows = [_parse(s) for s in sentences]
-        arrays = {
-            name: np.array([r[name] for r in rows]).reshape((len(rows),) + np.shape(rows[0][name]))
-            if rows
-            else np.zeros((0,))
-            for name in rows[0]
-        }
+        arrays = {name: np.stack([np.asarray(r[name]) for r in rows]) for name in rows[0]}
         # Zones in float32, like the observations they are compared with (a float64 bound
         # would make a coordinate exactly on a boundary compare differently from the partner).
         arrays["zone"] = arrays["zone"].astype(np.float32)
