@@ -1,0 +1,41 @@
+"""The one-direction import rule of STYLE.md §1, checked on the source (no imports executed)."""
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "imagine_tf"
+
+# package -> the imagine_tf packages it may import (besides itself).
+ALLOWED = {
+    "env": set(),
+    "language": {"env"},
+    "policies": {"env", "language"},
+    "benchmarks": {"env", "language", "policies"},
+    "cli": {"env", "language", "policies", "benchmarks", "playground"},
+}
+
+
+def imported_packages(path: pathlib.Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return {n.split(".")[1] for n in names if n.startswith("imagine_tf.")}
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_imports_go_one_way(package):
+    for path in (PACKAGE / package).rglob("*.py"):
+        bad = imported_packages(path) - ALLOWED[package] - {package}
+        assert not bad, f"{path.relative_to(PACKAGE)} imports imagine_tf.{bad}"
+
+
+def test_the_environment_needs_no_tensorflow_except_its_tf_agents_wrapper():
+    for path in (PACKAGE / "env").rglob("*.py"):
+        source = path.read_text()
+        assert "import tensorflow" not in source, path.name
