@@ -103,7 +103,12 @@ class PlaygroundCore:
         self._step_dim = step_dim(num_objects)
         # o_t and o_0, and views of o_t that hold the state.
         self._current = np.zeros((batch, self._step_dim), dtype=np.float32)
-        self._initial = np.zeros_like(self._current)
+        self._zero_and_initial = np.zeros((batch, 2, self._step_dim), dtype=np.float32)
+        self._initial = self._zero_and_initial[:, 1]  # o_0
+        row_stride, item = self._current.strides
+        self._current_twice = np.lib.stride_tricks.as_strided(
+            self._current, (batch, 2, self._step_dim), (row_stride, 0, item), writeable=False
+        )  # [o_t, o_t]
         features = self._current[:, BODY_DIM:].reshape(batch, num_objects, OBJECT_DIM)
         self._features = features
         self.hand_position = self._current[:, 0:2]
@@ -198,6 +203,7 @@ class PlaygroundCore:
         # takes the first reachable object in list order. (The branches skip work that a
         # batch does not need; with small batches numpy's per-call cost dominates.)
         position = self.object_position
+        grasped = self._grasped
         if np.count_nonzero(closed):
             held = np.where(closed, self.held, self._no_object)
             searching = np.less(held, self._zero_index) & closed
@@ -208,21 +214,21 @@ class PlaygroundCore:
                 np.less(d2, self._reach2, out=self._reach[:, :-1])
                 first = self._first_or_none[self._reach.argmax(axis=1)]
                 held = np.where(searching, first, held)
-        else:
+            # Carry, and the grasped flags (+1 held, -1 not).
+            holding = np.greater_equal(held, self._zero_index)
+            if np.count_nonzero(holding):
+                held_mask = np.equal(held[:, None], self._object_index)  # [B, N]
+                np.copyto(position, hand[:, None, :], where=held_mask[..., None])
+                _SIGN.take(held_mask.view(np.int8), out=grasped)
+                if self._feeds_any:
+                    self._growing_rows |= holding & self._feeds_row
+            else:
+                grasped.fill(-1.0)
+        else:  # every gripper open: nothing is held
             held = self._no_object.copy()
+            grasped.fill(-1.0)
         self.held = held
 
-        # Carry, and the grasped flags (+1 held, -1 not).
-        holding = np.greater_equal(held, self._zero_index)
-        grasped = self._grasped
-        if np.count_nonzero(holding):
-            held_mask = np.equal(held[:, None], self._object_index)  # [B, N]
-            np.copyto(position, hand[:, None, :], where=held_mask[..., None])
-            _SIGN.take(held_mask.view(np.int8), out=grasped)
-            if self._feeds_any:
-                self._growing_rows |= holding & self._feeds_row
-        else:
-            grasped.fill(-1.0)
         # Growth: contacts change only when something moves, or while something grows.
         if self._feeds_any and np.count_nonzero(self._growing_rows):
             self._grow()
@@ -250,11 +256,12 @@ class PlaygroundCore:
 
     # ------------------------------------------------------------------------------------------
     def observation(self) -> np.ndarray:
-        """A fresh copy of s_t = [o_t, o_t - o_0], float32 [B, 2D]."""
-        out = np.empty((self.batch_size, 2 * self._step_dim), dtype=np.float32)
-        out[:, : self._step_dim] = self._current
-        np.subtract(self._current, self._initial, out=out[:, self._step_dim :])
-        return out
+        """A fresh copy of s_t = [o_t, o_t - o_0], float32 [B, 2D].
+
+        One subtraction builds it: [o_t, o_t] (a stride-0 view of o_t) minus [0, o_0].
+        """
+        both = np.subtract(self._current_twice, self._zero_and_initial)  # [B, 2, D]
+        return both.reshape(self.batch_size, 2 * self._step_dim)
 
 
 _ONE_HOT = np.eye(ontology.NUM_TYPES, dtype=np.float32)
