@@ -129,28 +129,41 @@ class SceneLayout:
     position: np.ndarray
 
 
-# Types of each category, padded: CATEGORY_TYPES[c, :CATEGORY_SIZES[c]] are the members.
-CATEGORY_SIZES = ontology.CATEGORY_MEMBERS.sum(axis=1)
-CATEGORY_TYPES = np.zeros((ontology.NUM_CATEGORIES, CATEGORY_SIZES.max()), dtype=np.int64)
-for _c in range(ontology.NUM_CATEGORIES):
-    CATEGORY_TYPES[_c, : CATEGORY_SIZES[_c]] = np.flatnonzero(ontology.CATEGORY_MEMBERS[_c])
+# Type distributions, by code: each object's type is drawn from one row of a CDF table.
+#   0          the free (distractor) distribution of the sampling mode
+#   1 + t      exactly type t
+#   33 + c     uniform inside category c
+#   38         an animal or a plant (category 50/50, then uniform; = uniform over living types)
+_EXACT, _IN_CATEGORY, _ANIMAL_OR_PLANT = 1, 1 + ontology.NUM_TYPES, 1 + ontology.NUM_TYPES + 5
 
 
-def _type_in_category(category: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """A type inside each category (>= 0), picked by uniforms in [0, 1) of the same shape."""
-    return CATEGORY_TYPES[category, (uniform * CATEGORY_SIZES[category]).astype(np.int64)]
-
-
-def _free_type(uniform: np.ndarray, sampling: DistractorSampling) -> np.ndarray:
-    """Types of unconstrained objects from two uniforms per object (last axis)."""
+def _type_cdfs(sampling: DistractorSampling) -> np.ndarray:
+    """float [39, 32]: cumulative type probabilities per code (last column pushed to 2)."""
+    members = ontology.CATEGORY_MEMBERS / ontology.CATEGORY_MEMBERS.sum(axis=1, keepdims=True)
     if sampling is DistractorSampling.UNIFORM_TYPES:
-        return (uniform[..., 0] * ontology.NUM_TYPES).astype(np.int64)
-    category = (uniform[..., 0] * ontology.NUM_CATEGORIES).astype(np.int64)
-    return _type_in_category(category, uniform[..., 1])
+        free = np.full(ontology.NUM_TYPES, 1 / ontology.NUM_TYPES)
+    else:  # a category uniform over the 5, then a type inside it
+        free = members.mean(axis=0)
+    living = (members[ontology.ANIMAL] + members[ontology.PLANT]) / 2
+    weights = np.concatenate([free[None], np.eye(ontology.NUM_TYPES), members, living[None]])
+    cdf = np.cumsum(weights, axis=1)
+    cdf[:, -1] = 2.0  # u in [0, 1) never passes the last entry, whatever the rounding
+    cdf.setflags(write=False)
+    return cdf
+
+
+_TYPE_CDFS = {mode: _type_cdfs(mode) for mode in DistractorSampling}
+
+
+def _type_code(object_type: np.ndarray, category: np.ndarray) -> np.ndarray:
+    """Distribution code of objects named by a type and/or category (-1 = not named)."""
+    return np.where(
+        object_type >= 0, _EXACT + object_type, np.where(category >= 0, _IN_CATEGORY + category, 0)
+    )
 
 
 # Columns of the per-object uniform draws.
-_U_TYPE, _U_TYPE2, _U_COLOUR, _U_SHADE, _U_BIG, _U_SIZE, _U_CATEGORY, _U_SUPPLY = range(8)
+_U_TYPE, _U_COLOUR, _U_SHADE, _U_BIG, _U_SIZE, _U_SUPPLY = range(6)
 
 
 def generate_scenes(
@@ -176,74 +189,49 @@ def generate_scenes(
     grow = kind == _GROW
     relational = kind == _RELATIONAL
     needs_pair = grow | relational
-    if num_objects < 2 and np.count_nonzero(needs_pair):
+    any_pair = bool(np.count_nonzero(needs_pair))
+    if num_objects < 2 and any_pair:
         raise ValueError(
             "Grow and relational goals need a second object (a supply or a reference), but "
             "num_objects=1. Use num_objects >= 2, or only Go/Grasp goals."
         )
     sampling = config.distractor_sampling
-    uniform = rng.random((batch, num_objects, 8))
+    uniform = rng.random((batch, num_objects, 6))
 
-    # 1. Every object free first; the constrained objects 0 and 1 are then overwritten.
-    object_type = _free_type(uniform[..., _U_TYPE : _U_TYPE2 + 1], sampling)
+    # 1. Types: object 0 carries the goal's attributes (an unnamed object to grow is an animal
+    # or a plant), object 1 of a relational goal the reference's, everything else is free.
+    codes = np.zeros((batch, num_objects), dtype=np.int64)
+    codes[:, 0] = np.where(
+        grow & (constraints.object_type < 0) & (constraints.category < 0),
+        _ANIMAL_OR_PLANT,
+        _type_code(constraints.object_type, constraints.category),
+    )
+    if any_pair:
+        reference = _type_code(constraints.reference_type, constraints.reference_category)
+        codes[:, 1] = np.where(relational, reference, 0)
+    cdf = _TYPE_CDFS[sampling][codes]  # [B, N, 32]
+    object_type = np.count_nonzero(cdf <= uniform[..., _U_TYPE, None], axis=2)
+    if any_pair:
+        # Object 1 of a grow goal: water for a plant, food or water (50/50) for an animal.
+        is_plant = ontology.IS_PLANT[object_type[:, 0]]
+        supply = np.where(is_plant | (uniform[:, 1, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD)
+        object_type[:, 1] = np.where(grow, supply, object_type[:, 1])
+
+    # 2. Colours: the goal's (and the reference's) where named, else uniform.
     colour = (uniform[..., _U_COLOUR] * ontology.NUM_COLOURS).astype(np.int64)
+    colour[:, 0] = np.where(constraints.colour >= 0, constraints.colour, colour[:, 0])
+    if any_pair:
+        named = relational & (constraints.reference_colour >= 0)
+        colour[:, 1] = np.where(named, constraints.reference_colour, colour[:, 1])
     shade = (uniform[..., _U_SHADE] < 0.5).astype(np.int64)
     big = (uniform[..., _U_BIG] < 0.5).astype(np.int64)
 
-    constrained = kind != _FREE
-    if np.count_nonzero(constrained):
-        first = uniform[:, 0]
-        # Object 0: the goal's type, else a type of its category, else free; an unnamed
-        # object to grow is an animal or a plant.
-        category = np.where(
-            constraints.category >= 0,
-            constraints.category,
-            np.where(grow, ontology.ANIMAL + (first[:, _U_CATEGORY] < 0.5), -1),
-        )
-        type_0 = np.where(
-            constraints.object_type >= 0,
-            constraints.object_type,
-            np.where(
-                category >= 0,
-                _type_in_category(np.maximum(category, 0), first[:, _U_TYPE2]),
-                object_type[:, 0],
-            ),
-        )
-        object_type[:, 0] = np.where(constrained, type_0, object_type[:, 0])
-        colour[:, 0] = np.where(constraints.colour >= 0, constraints.colour, colour[:, 0])
-
-    if np.count_nonzero(needs_pair):
-        second = uniform[:, 1]
-        # Object 1 of a grow goal: water for a plant, food or water for an animal.
-        is_plant = ontology.IS_PLANT[object_type[:, 0]]
-        supply = np.where(is_plant | (second[:, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD)
-        # Object 1 of a relational goal: the reference.
-        reference_type = np.where(
-            constraints.reference_type >= 0,
-            constraints.reference_type,
-            np.where(
-                constraints.reference_category >= 0,
-                _type_in_category(
-                    np.maximum(constraints.reference_category, 0), second[:, _U_TYPE2]
-                ),
-                object_type[:, 1],
-            ),
-        )
-        object_type[:, 1] = np.where(
-            grow, supply, np.where(relational, reference_type, object_type[:, 1])
-        )
-        colour[:, 1] = np.where(
-            relational & (constraints.reference_colour >= 0),
-            constraints.reference_colour,
-            colour[:, 1],
-        )
-
-    # 2. No exact duplicate among distractors (uniform sampling mode, as in [T]).
+    # 3. No exact duplicate among distractors (uniform sampling mode, as in [T]).
     if sampling is DistractorSampling.UNIFORM_TYPES and num_objects >= 2:
-        first_distractor = np.where(needs_pair, 2, constrained.astype(np.int64))
+        first_distractor = np.where(needs_pair, 2, (kind != _FREE).astype(np.int64))
         _resample_duplicates(object_type, colour, shade, big, first_distractor, rng)
 
-    # 3. Continuous attributes.
+    # 4. Continuous attributes.
     rgb = ontology.sample_rgb(colour, rng, shade=shade)
     size = MIN_INITIAL_SIZE + (big + uniform[..., _U_SIZE]) * (
         (MAX_INITIAL_SIZE - MIN_INITIAL_SIZE) / 2
