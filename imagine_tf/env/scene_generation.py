@@ -210,7 +210,7 @@ def generate_scenes(
         reference = _type_code(constraints.reference_type, constraints.reference_category)
         codes[:, 1] = np.where(relational, reference, 0)
     cdf = _TYPE_CDFS[sampling][codes]  # [B, N, 32]
-    object_type = np.count_nonzero(cdf <= uniform[..., _U_TYPE, None], axis=2)
+    object_type = np.add.reduce(cdf <= uniform[..., _U_TYPE, None], axis=2, dtype=np.int64)
     if any_pair:
         # Object 1 of a grow goal: water for a plant, food or water (50/50) for an animal.
         is_plant = ontology.IS_PLANT[object_type[:, 0]]
@@ -260,7 +260,7 @@ def _resample_duplicates(object_type, colour, shade, big, first_distractor, rng)
     is_distractor = np.arange(num_objects)[None, :] >= first_distractor[:, None]
     earlier = _earlier(num_objects)
     for _ in range(_MAX_PLACEMENT_ROUNDS):
-        key = ((object_type * 3 + colour) * 2 + shade) * 2 + big  # [B, N]
+        key = object_type * 12 + colour * 4 + shade * 2 + big  # [B, N]
         ordered = np.sort(key, axis=1)
         if not np.count_nonzero(ordered[:, 1:] == ordered[:, :-1]):
             return  # no two objects alike at all (the common case)
@@ -292,6 +292,7 @@ def _place_objects(
     limit = config.object_init_range
     min_distance2 = float(np.float32(config.min_object_distance)) ** 2
     earlier = _earlier(num_objects)  # [i, j]: j < i
+    any_relational = bool(np.count_nonzero(relational))
     position = rng.uniform(-limit, limit, size=(batch, num_objects, 2)).astype(np.float32)
     for _ in range(_MAX_PLACEMENT_ROUNDS):
         if num_objects > 1:
@@ -300,7 +301,7 @@ def _place_objects(
             redraw = close.any(axis=2)
         else:
             redraw = np.zeros((batch, 1), dtype=bool)
-        if np.count_nonzero(relational):
+        if any_relational:
             pair = position[:, :2]
             swap = relational & ~relation_holds(pair[:, 0], pair[:, 1], constraints.relation)
             position[swap, :2] = position[swap, 1::-1]
