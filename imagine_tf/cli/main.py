@@ -150,6 +150,47 @@ def _demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_counts(text: str) -> list[int]:
+    """"2-10,15,21" -> [2, 3, ..., 10, 15, 21]."""
+    counts = []
+    try:
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            counts += list(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise UsageError(f"--num-inputs takes counts like '2-10,15', got {text!r}.") from None
+    if not counts or min(counts) < 2:
+        raise UsageError(f"OR nets need >= 2 inputs, got {text!r}.")
+    return counts
+
+
+def _pretrain_or_command(args: argparse.Namespace) -> int:
+    import pathlib
+    import time
+
+    from tqdm import tqdm
+
+    from imagine_tf.networks import or_network
+    from imagine_tf.reward.or_pretraining import or_accuracy, pretrain_or_network
+
+    counts = _parse_counts(args.num_inputs)
+    out_dir = pathlib.Path(args.out_dir) if args.out_dir else or_network.CACHE_DIR
+    todo = [n for n in counts if args.force or not or_network.weights_path(n, out_dir).exists()]
+    for n in sorted(set(counts) - set(todo)):
+        print(f"n = {n}: {or_network.weights_path(n, out_dir)} exists (use --force to redo)")
+    for n in tqdm(todo, desc="OR nets", unit="net", disable=not todo):
+        start = time.perf_counter()
+        weights = pretrain_or_network(
+            n, num_points=args.points, epochs=args.epochs, batch_size=args.batch_size, seed=args.seed
+        )
+        path = or_network.save_or_weights(weights, out_dir)
+        tqdm.write(
+            f"n = {n}: accuracy {or_accuracy(weights):.4f} on U[0,1]^{n}, "
+            f"{time.perf_counter() - start:.1f} s -> {path}"
+        )
+    return 0
+
+
 def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
 
@@ -197,6 +238,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     _add_gin_flags(demo)
     demo.set_defaults(run=_demo_command)
+
+    reward = commands.add_parser("reward", help="the learned reward model")
+    reward_commands = reward.add_subparsers(dest="reward_command", required=True)
+    pretrain = reward_commands.add_parser(
+        "pretrain-or", help="pretrain the frozen OR networks (cached; skips existing ones)"
+    )
+    pretrain.add_argument("--num-inputs", default="2-10,15,21,28,36,45", help="e.g. 2-10,15")
+    pretrain.add_argument("--out-dir", help="default: ~/.cache/imagine_tf/or_weights")
+    pretrain.add_argument("--points", type=int, default=500_000)
+    pretrain.add_argument("--epochs", type=int, default=15)
+    pretrain.add_argument("--batch-size", type=int, default=1024)
+    pretrain.add_argument("--seed", type=int, default=0)
+    pretrain.add_argument("--force", action="store_true", help="retrain existing nets")
+    pretrain.set_defaults(run=_pretrain_or_command)
 
     bench = commands.add_parser("bench", help="benchmarks")
     bench.add_argument("target", choices=("env",))

@@ -102,3 +102,15 @@ def test_play_with_gin_binding(capsys):
     code, _, err = run(capsys, "play", "--goal", "Go left", "--gin-binding", "make_env.nope = 1")
     gin.clear_config()
     assert code == 2 and "bad gin configuration" in err
+
+
+def test_pretrain_or_writes_skips_and_reports(capsys, tmp_path):
+    argv = ["reward", "pretrain-or", "--num-inputs", "2", "--points", "4000", "--epochs", "1",
+            "--out-dir", str(tmp_path)]  # fmt: skip
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and (tmp_path / "or_2.npz").exists()
+    assert "accuracy" in out + err
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "exists" in out
+    code, _, err = run(capsys, "reward", "pretrain-or", "--num-inputs", "1-3")
+    assert code == 2 and ">= 2 inputs" in err

@@ -1,0 +1,47 @@
+"""Gated attention: features gated by the goal, sigmoid(Dense(g)) ⊙ x (REFERENCE_FACTS §5.1)."""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+
+def he_uniform_dense(units: int, activation=None, name: str | None = None) -> tf.keras.layers.Dense:
+    """Dense with He-uniform kernel and zero bias, the initialisation of the reference."""
+    return tf.keras.layers.Dense(
+        units,
+        activation=activation,
+        kernel_initializer="he_uniform",
+        bias_initializer="zeros",
+        name=name,
+    )
+
+
+class GatedAttention(tf.keras.layers.Layer):
+    """Gates per-object (or flat) features with an attention vector computed from the goal.
+
+    α = sigmoid(Dense(F)(g)); output = x ⊙ α, the same α for every object (the paper's "modular
+    attention" when x is per-object, "flat attention" when x is the whole state).
+
+    Inputs: ``(features, goal_embedding)`` with features [B, F] or [B, N, F] and goal_embedding
+    [B, G]. Output: the features' shape.
+
+    Args:
+      feature_dim: F, the width of the features to gate.
+    """
+
+    def __init__(self, feature_dim: int, **kwargs):
+        super().__init__(**kwargs)
+        self.feature_dim = int(feature_dim)
+        self.gate = he_uniform_dense(self.feature_dim, activation="sigmoid", name="gate")
+
+    def call(self, inputs):
+        features, goal_embedding = inputs
+        attention = self.gate(goal_embedding)  # [B, F]
+        if features.shape.rank == 3:
+            attention = attention[:, None, :]
+        return features * attention
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(feature_dim=self.feature_dim)
+        return config

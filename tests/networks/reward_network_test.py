@@ -1,0 +1,121 @@
+"""Reward networks: shapes, parameter counts (§5.1), config round trip, Deep Sets invariance."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.networks.reward_network import RewardNetwork
+
+VOCABULARY = Vocabulary.default()
+WORDS, LENGTH = VOCABULARY.words[1:], VOCABULARY.max_length
+GOALS = tf.constant(["Grasp red cat", "Grow any plant", "Go left", "Grasp any blue thing"])
+
+
+def make(architecture, num_objects=3, seed=0, **kwargs):
+    tf.keras.utils.set_random_seed(seed)
+    network = RewardNetwork(architecture, WORDS, LENGTH, num_objects, **kwargs)
+    return network
+
+
+def states(num_objects=3, batch=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return tf.constant(rng.normal(size=(batch, 2 * (3 + 39 * num_objects))), tf.float32)
+
+
+def count(weights):
+    return sum(int(np.prod(w.shape)) for w in weights)
+
+
+@pytest.mark.parametrize(
+    "architecture, head, frozen",
+    [("ma", 17_085, 353), ("fa", 48_441, 0), ("fc", 34_201, 0), ("ma_pairs", 32_763, 353)],
+)
+def test_shapes_and_parameter_counts(architecture, head, frozen):
+    network = make(architecture)
+    output = network({"state": states(), "goal": GOALS})
+    assert output.shape == (4,) and output.dtype == tf.float32
+    assert np.all((output.numpy() > 0) & (output.numpy() < 1))
+    lstm = count(network.encoder.trainable_weights)
+    assert lstm == 4 * (100 * (51 + 100) + 100) == 60_800
+    assert count(network.trainable_weights) - lstm == head
+    assert count(network.non_trainable_weights) == frozen
+
+
+def test_string_goals_and_token_ids_give_the_same_output():
+    network = make("ma")
+    by_string = network({"state": states(), "goal": GOALS})
+    tokens = VOCABULARY.encode([g.decode() for g in GOALS.numpy()])
+    by_tokens = network({"state": states(), "goal": tf.constant(tokens)})
+    np.testing.assert_allclose(by_string, by_tokens, atol=1e-6)
+
+
+@pytest.mark.parametrize("architecture", ["ma", "fa", "fc", "ma_pairs"])
+def test_get_config_round_trip(architecture):
+    network = make(architecture)
+    inputs = {"state": states(), "goal": GOALS}
+    expected = network(inputs)
+    clone = RewardNetwork.from_config(network.get_config())
+    clone(inputs)
+    clone.set_weights(network.get_weights())
+    np.testing.assert_allclose(clone(inputs), expected, atol=1e-6)
+    assert clone.get_config() == network.get_config()
+
+
+def permute_objects(state, order, num_objects):
+    """The same scenes with objects listed in another order (both halves of s)."""
+    state = state.numpy()
+    half = 3 + 39 * num_objects
+    out = state.copy()
+    for start in (0, half):
+        objects = state[:, start + 3 : start + half].reshape(len(state), num_objects, 39)
+        out[:, start + 3 : start + half] = objects[:, order].reshape(len(state), -1)
+    return tf.constant(out)
+
+
+@pytest.mark.parametrize("architecture", ["ma", "ma_pairs"])
+@pytest.mark.parametrize("num_objects", [3, 4])
+def test_permutation_invariance_over_objects(architecture, num_objects):
+    network = make(architecture, num_objects)
+    state = states(num_objects)
+    expected = network({"state": state, "goal": GOALS})
+    for order in ([2, 0, 1] + list(range(3, num_objects)), list(range(num_objects))[::-1]):
+        permuted = network({"state": permute_objects(state, order, num_objects), "goal": GOALS})
+        np.testing.assert_allclose(permuted, expected, atol=1e-6)
+
+
+def test_flat_architectures_are_not_invariant():
+    network = make("fa")
+    state = states()
+    moved = network({"state": permute_objects(state, [2, 0, 1], 3), "goal": GOALS})
+    assert not np.allclose(moved, network({"state": state, "goal": GOALS}), atol=1e-4)
+
+
+def test_ma_runs_for_other_numbers_of_objects():
+    network = make("ma")
+    network({"state": states(), "goal": GOALS})
+    bigger = network.with_num_objects(5)
+    state5 = states(5)
+    assert bigger({"state": state5, "goal": GOALS}).shape == (4,)
+    # The shared object module gives each object the same probability in both networks.
+    state3 = tf.concat(
+        [state5[:, : 3 + 39 * 3], state5[:, 198 : 198 + 3 + 39 * 3]], axis=1
+    )  # the first 3 objects of the 5
+    p3 = network.module_probabilities({"state": state3, "goal": GOALS})
+    p5 = bigger.module_probabilities({"state": state5, "goal": GOALS})
+    np.testing.assert_allclose(p5[:, :3], p3, atol=1e-6)
+    with pytest.raises(ValueError, match="fixes"):
+        make("fc").with_num_objects(5)
+
+
+def test_max_aggregation_is_the_max_of_modules():
+    network = make("ma", aggregation="max")
+    inputs = {"state": states(), "goal": GOALS}
+    np.testing.assert_allclose(
+        network(inputs), tf.reduce_max(network.module_probabilities(inputs), axis=1), atol=1e-7
+    )
+
+
+def test_state_of_the_wrong_size_is_a_clear_error():
+    with pytest.raises(ValueError, match="objects has"):
+        make("ma")({"state": states(4), "goal": GOALS})
