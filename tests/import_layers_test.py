@@ -12,8 +12,11 @@ ALLOWED = {
     "env": set(),
     "language": {"env"},
     "policies": {"env", "language"},
-    "benchmarks": {"env", "language", "policies"},
-    "cli": {"env", "language", "policies", "benchmarks", "playground"},
+    "networks": set(),
+    "reward": {"networks", "language", "env"},
+    "data": {"env", "language", "policies"},
+    "benchmarks": {"env", "language", "policies", "data"},
+    "cli": {"env", "language", "policies", "networks", "reward", "data", "benchmarks", "playground"},
 }
 
 

@@ -1,0 +1,1 @@
+"""playground_trajectories dataset (RLDS episodes of the Playground)."""
