@@ -13,7 +13,7 @@ ALLOWED = {
     "language": {"env"},
     "policies": {"env", "language"},
     "networks": set(),
-    "reward": {"networks", "language", "env"},
+    "reward": {"networks", "language", "env", "data"},
     "data": {"env", "language", "policies"},
     "benchmarks": {"env", "language", "policies", "data"},
     "cli": {"env", "language", "policies", "networks", "reward", "data", "benchmarks", "playground"},

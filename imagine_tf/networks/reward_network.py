@@ -102,7 +102,9 @@ class RewardNetwork(tf.keras.Model):
     def module_probabilities(self, inputs: dict) -> tf.Tensor:
         """Per-module probabilities before the OR: [B, N] (MA) or [B, C(N, 2)] (MA-pairs)."""
         state = tf.convert_to_tensor(inputs["state"], tf.float32)
-        goal_embedding = self.encoder(inputs["goal"])
+        return self._module_probabilities(state, self.encoder(inputs["goal"]))
+
+    def _module_probabilities(self, state: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
         if self.architecture == "ma":
             return self._module(object_inputs(state, self.num_objects), goal_embedding)
         if self.architecture == "ma_pairs":
@@ -112,10 +114,13 @@ class RewardNetwork(tf.keras.Model):
         raise ValueError(f"{self.architecture!r} has no modules.")
 
     def call(self, inputs: dict) -> tf.Tensor:
-        if self.architecture in ("ma", "ma_pairs"):
-            return self.or_network(self.module_probabilities(inputs))
         state = tf.convert_to_tensor(inputs["state"], tf.float32)
-        goal_embedding = self.encoder(inputs["goal"])
+        return self.head(state, self.encoder(inputs["goal"]))
+
+    def head(self, state: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
+        """P(achieved) [B] from states [B, D] and goal embeddings [B, embedding_units]."""
+        if self.architecture in ("ma", "ma_pairs"):
+            return self.or_network(self._module_probabilities(state, goal_embedding))
         if self.architecture == "fc":
             return self._module(tf.concat([state, goal_embedding], axis=-1), goal_embedding)
         return self._module(state, goal_embedding)  # fa

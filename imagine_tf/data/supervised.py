@@ -1,0 +1,179 @@
+"""Supervised reward-learning data from a built `playground_trajectories` dataset (§5.4).
+
+* **train**: the final state s_T of every training episode, labelled for every goal by the
+  oracle (positive iff the goal is true of s_T). Only training goals are ever sampled for
+  training.
+* **test**: every state s_0..s_T of the held-out episodes (every 10th), labelled for every goal
+  (train and test goals): the per-goal F1 is computed there.
+
+`training_batches` draws balanced batches the way the reference does: a goal uniformly among
+the training goals that have both a positive and a negative state, then, with probability
+`positive_ratio`, a random positive state of that goal, else a random negative one. With
+``positive_ratio=None`` it samples (state, goal) pairs uniformly (the natural distribution).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from imagine_tf.language import grammar, oracle
+from imagine_tf.language.goal_table import GoalTable
+
+
+@dataclasses.dataclass
+class SupervisedData:
+    """States and oracle labels for reward learning.
+
+    Attributes:
+      goals: the G goal sentences (labels' columns).
+      train_states: float32 [S_train, D]; train_labels: bool [S_train, G].
+      test_states: float32 [S_test, D]; test_labels: bool [S_test, G].
+      test_episode: int [S_test], which held-out episode each test state comes from.
+    """
+
+    goals: tuple[str, ...]
+    train_states: np.ndarray
+    train_labels: np.ndarray
+    test_states: np.ndarray
+    test_labels: np.ndarray
+    test_episode: np.ndarray
+
+    @property
+    def is_test_goal(self) -> np.ndarray:
+        """bool [G]: held-out goals."""
+        return np.array([grammar.is_test_goal(g) for g in self.goals])
+
+    @property
+    def is_relational(self) -> np.ndarray:
+        """bool [G]: two-object goals."""
+        return np.array([grammar.is_relational(g) for g in self.goals])
+
+    @property
+    def generalization_type(self) -> np.ndarray:
+        """int [G]: the test type 1–5 of one-object test goals, 0 otherwise."""
+        return np.array([grammar.generalization_type(g) or 0 for g in self.goals])
+
+
+def label_states(states: np.ndarray, goals: Sequence[str], chunk: int = 20_000) -> np.ndarray:
+    """Oracle labels bool [S, G] of states [S, D] for goals."""
+    table = GoalTable.from_sentences(list(goals))
+    return np.concatenate(
+        [oracle.achieved_matrix(states[i : i + chunk], table) for i in range(0, len(states), chunk)]
+    )
+
+
+def from_episodes(
+    train_episodes: Sequence[np.ndarray], test_episodes: Sequence[np.ndarray], goals: Sequence[str]
+) -> SupervisedData:
+    """Builds the data from state arrays [T + 1, D] of training and held-out episodes."""
+    train_states = np.stack([episode[-1] for episode in train_episodes]).astype(np.float32)
+    test_states = np.concatenate(test_episodes).astype(np.float32)
+    test_episode = np.repeat(np.arange(len(test_episodes)), [len(e) for e in test_episodes])
+    goals = tuple(goals)
+    return SupervisedData(
+        goals=goals,
+        train_states=train_states,
+        train_labels=label_states(train_states, goals),
+        test_states=test_states,
+        test_labels=label_states(test_states, goals),
+        test_episode=test_episode,
+    )
+
+
+def load_supervised_data(
+    dataset_dir: str | pathlib.Path,
+    goals: Sequence[str] | None = None,
+    max_train_episodes: int | None = None,
+    max_test_episodes: int | None = None,
+) -> SupervisedData:
+    """Reads a prepared TFDS dataset directory (…/playground_trajectories/<config>/<version>).
+
+    Args:
+      dataset_dir: the directory `tfds` wrote (read with `tfds.builder_from_directory`: the
+        builder code is not needed).
+      goals: goals to label; default the 255 one-object + 160 two-object goals.
+      max_train_episodes, max_test_episodes: read at most this many episodes of each split.
+    """
+    import tensorflow as tf
+    import tensorflow_datasets as tfds
+
+    builder = tfds.builder_from_directory(str(dataset_dir))
+    goals = goals or grammar.one_object_goals() + grammar.relational_goals()
+
+    def episode_states(split: str, limit: int | None) -> list[np.ndarray]:
+        dataset = builder.as_dataset(split=split)
+        if limit is not None:
+            dataset = dataset.take(limit)
+        dataset = dataset.map(
+            lambda episode: episode["steps"].batch(10_000).get_single_element()["observation"]["state"],
+            num_parallel_calls=tf.data.AUTOTUNE,
+        )
+        return list(dataset.as_numpy_iterator())
+
+    return from_episodes(
+        episode_states("train", max_train_episodes), episode_states("test", max_test_episodes), goals
+    )
+
+
+def training_batches(
+    data: SupervisedData,
+    batch_size: int = 512,
+    positive_ratio: float | None = 0.5,
+    seed: int = 0,
+    goal_mask: np.ndarray | None = None,
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Endless batches (states float32 [B, D], goal indices int [B], labels float32 [B]).
+
+    Args:
+      data: the supervised data.
+      batch_size: B.
+      positive_ratio: probability of a positive example, or None for uniform pairs.
+      seed: sampling seed.
+      goal_mask: bool [G], the goals that may be sampled (default: training goals).
+    """
+    rng = np.random.default_rng(seed)
+    labels = data.train_labels
+    allowed = ~data.is_test_goal if goal_mask is None else goal_mask
+    if positive_ratio is None:
+        columns = np.flatnonzero(allowed)
+        while True:
+            rows = rng.integers(0, len(labels), batch_size)
+            goal_ids = columns[rng.integers(0, len(columns), batch_size)]
+            yield data.train_states[rows], goal_ids, labels[rows, goal_ids].astype(np.float32)
+    positives, negatives = _grouped_rows(labels), _grouped_rows(~labels)
+    usable = allowed & (positives.count > 0) & (negatives.count > 0)
+    columns = np.flatnonzero(usable)
+    if columns.size == 0:
+        raise ValueError("No training goal has both positive and negative states in this data.")
+    while True:
+        goal_ids = columns[rng.integers(0, len(columns), batch_size)]
+        positive = rng.random(batch_size) < positive_ratio
+        uniform = rng.random(batch_size)
+        rows = np.where(positive, positives.draw(goal_ids, uniform), negatives.draw(goal_ids, uniform))
+        yield data.train_states[rows], goal_ids, positive.astype(np.float32)
+
+
+@dataclasses.dataclass
+class _GroupedRows:
+    """The row indices where each column of a bool matrix is True, in CSR form."""
+
+    rows: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+
+    def draw(self, columns: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+        """One uniformly drawn row per column (columns with no row give row 0)."""
+        count = np.maximum(self.count[columns], 1)
+        picked = self.start[columns] + (uniform * count).astype(np.int64)
+        return self.rows[np.minimum(picked, len(self.rows) - 1)] if len(self.rows) else picked * 0
+
+
+def _grouped_rows(matrix: np.ndarray) -> _GroupedRows:
+    columns, rows = np.nonzero(matrix.T)  # sorted by column
+    count = np.bincount(columns, minlength=matrix.shape[1])
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+    return _GroupedRows(rows=rows, start=start, count=count)

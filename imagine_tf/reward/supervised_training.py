@@ -1,0 +1,283 @@
+"""Supervised training of a reward network, and its F1 evaluation (REFERENCE_FACTS §5.4).
+
+Recipe: batches of 512 balanced examples (`imagine_tf.data.supervised.training_batches`),
+binary cross-entropy on the network's probability, Adam (lr 1e-3 for MA and MA-pairs, 1e-4 for
+FA and FC), "epochs" of 200 batches. After every epoch the mean per-goal F1 is measured on a
+**validation** set — the final states of 10 % of the *training* episodes, training goals only —
+and the best weights are kept; training stops after `patience` epochs without improvement or at
+`max_epochs`. The test states are touched once, at the end. (The reference evaluated on its test
+trajectories; using separate validation states keeps the test F1 honest.)
+
+F1 of a goal over a set of states: 2 TP / (2 TP + FP + FN), with "positive" = probability > 0.5.
+A goal without any positive state there has no F1 (NaN); means are taken over the goals that
+have one, and how many were left out is reported.
+
+The run directory holds TensorBoard summaries, a checkpoint per epoch (training resumes from the
+latest one), `best.weights.h5` and, at the end, `metrics.json`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import pathlib
+import time
+from typing import Callable
+
+import numpy as np
+import tensorflow as tf
+
+from imagine_tf.data.supervised import SupervisedData, training_batches
+from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.networks.reward_network import RewardNetwork
+
+DEFAULT_LEARNING_RATE = {"ma": 1e-3, "ma_pairs": 1e-3, "fa": 1e-4, "fc": 1e-4}
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingConfig:
+    """Hyperparameters of a supervised run (defaults: §5.4)."""
+
+    architecture: str = "ma"
+    learning_rate: float | None = None  # None: 1e-3 (MA, MA-pairs) or 1e-4 (FA, FC)
+    batch_size: int = 512
+    batches_per_epoch: int = 200
+    max_epochs: int = 100
+    patience: int = 15
+    positive_ratio: float | None = 0.5
+    hidden_units: int = 100
+    validation_fraction: float = 0.1
+    seed: int = 0
+
+    @property
+    def resolved_learning_rate(self) -> float:
+        return self.learning_rate or DEFAULT_LEARNING_RATE[self.architecture]
+
+
+def f1_per_goal(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """F1 of each column, float [G] (NaN where a goal has no positive label)."""
+    predicted, labels = predicted.astype(bool), labels.astype(bool)
+    true_positive = np.sum(predicted & labels, axis=0)
+    false_positive = np.sum(predicted & ~labels, axis=0)
+    false_negative = np.sum(~predicted & labels, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = 2 * true_positive / (2 * true_positive + false_positive + false_negative)
+    return np.where(labels.any(axis=0), f1, np.nan)
+
+
+def score_matrix(
+    network: RewardNetwork, states: np.ndarray, goal_tokens: np.ndarray, pairs_per_call: int = 65_536
+) -> np.ndarray:
+    """Probabilities float32 [S, G] of every (state, goal) pair; goal embeddings computed once."""
+    embeddings = network.encoder(tf.constant(goal_tokens)).numpy()  # [G, E]
+    head = _compiled_head(network)
+    num_states, num_goals = len(states), len(goal_tokens)
+    goals_per_call = max(1, pairs_per_call // max(num_states, 1))
+    result = np.empty((num_states, num_goals), dtype=np.float32)
+    state_tensor = tf.constant(states, tf.float32)
+    for start in range(0, num_goals, goals_per_call):
+        chunk = embeddings[start : start + goals_per_call]  # [g, E]
+        tiled_states = tf.tile(state_tensor, [len(chunk), 1])  # goal-major [g * S, D]
+        tiled_goals = tf.repeat(tf.constant(chunk), num_states, axis=0)
+        scores = head(tiled_states, tiled_goals).numpy().reshape(len(chunk), num_states)
+        result[:, start : start + len(chunk)] = scores.T
+    return result
+
+
+def _compiled_head(network: RewardNetwork) -> Callable:
+    compiled = getattr(network, "_compiled_head", None)
+    if compiled is None:
+        compiled = tf.function(network.head, reduce_retracing=True)
+        network._compiled_head = compiled  # noqa: SLF001 - a cache on the instance
+    return compiled
+
+
+def summarize_f1(data: SupervisedData, f1: np.ndarray) -> dict:
+    """Mean F1 over train / test goals, per generalization type, one- vs two-object goals."""
+    test, relational, kind = data.is_test_goal, data.is_relational, data.generalization_type
+
+    def mean(mask):
+        values = f1[mask]
+        defined = values[~np.isnan(values)]
+        return {
+            "f1": None if defined.size == 0 else float(defined.mean()),
+            "goals": int(mask.sum()),
+            "goals_without_positives": int(np.isnan(values).sum()),
+        }
+
+    summary = {
+        "one_object": {"train": mean(~relational & ~test), "test": mean(~relational & test)},
+        "two_object": {"train": mean(relational & ~test), "test": mean(relational & test)},
+        "per_type": {str(t): mean(~relational & (kind == t)) for t in range(1, 6)},
+    }
+    # The paper's Table 1 (grasp goals only), for the two-object study.
+    grasp = np.array([g.startswith("Grasp") for g in data.goals])
+    summary["grasp_one_object"] = {
+        "train": mean(grasp & ~relational & ~test),
+        "test": mean(grasp & ~relational & test),
+    }
+    return summary
+
+
+class SupervisedTrainer:
+    """Trains one reward network on `SupervisedData`, resumably, into `root_dir`.
+
+    Args:
+      data: the supervised data (its goals are the label columns).
+      config: hyperparameters.
+      root_dir: where checkpoints, summaries, weights and metrics go.
+      num_objects: N of the data's states.
+      vocabulary: the tokenizer; default one that covers the data's goals.
+    """
+
+    def __init__(
+        self,
+        data: SupervisedData,
+        config: TrainingConfig,
+        root_dir: str | os.PathLike,
+        num_objects: int = 3,
+        vocabulary: Vocabulary | None = None,
+    ):
+        self.data, self.config = data, config
+        self.root_dir = pathlib.Path(root_dir)
+        self.vocabulary = vocabulary or Vocabulary.from_goals(list(data.goals))
+        self.goal_tokens = self.vocabulary.encode(list(data.goals))
+        tf.keras.utils.set_random_seed(config.seed)
+        self.network = RewardNetwork(
+            config.architecture,
+            self.vocabulary.words[1:],
+            self.vocabulary.max_length,
+            num_objects,
+            hidden_units=config.hidden_units,
+        )
+        self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
+        self._split_validation()
+        self.epoch = tf.Variable(0, dtype=tf.int64, name="epoch")
+        self.best_f1 = tf.Variable(-1.0, dtype=tf.float64, name="best_f1")
+        self.since_best = tf.Variable(0, dtype=tf.int64, name="epochs_since_best")
+        self.checkpoint = tf.train.Checkpoint(
+            network=self.network,
+            optimizer=self.optimizer,
+            epoch=self.epoch,
+            best_f1=self.best_f1,
+            since_best=self.since_best,
+        )
+        self.manager = tf.train.CheckpointManager(
+            self.checkpoint, str(self.root_dir / "checkpoints"), max_to_keep=2
+        )
+
+    def _split_validation(self) -> None:
+        """Moves the final states of a fraction of training episodes to a validation set."""
+        rng = np.random.default_rng(self.config.seed)
+        count = len(self.data.train_states)
+        validation = rng.random(count) < self.config.validation_fraction
+        self.validation_states = self.data.train_states[validation]
+        self.validation_labels = self.data.train_labels[validation]
+        self.train_data = dataclasses.replace(
+            self.data,
+            train_states=self.data.train_states[~validation],
+            train_labels=self.data.train_labels[~validation],
+        )
+
+    @tf.function(reduce_retracing=True)
+    def _train_step(self, states, goal_tokens, labels):
+        with tf.GradientTape() as tape:
+            probability = self.network({"state": states, "goal": goal_tokens}, training=True)
+            loss = tf.reduce_mean(tf.keras.losses.binary_crossentropy(labels[:, None], probability[:, None]))
+        variables = self.network.trainable_variables
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss
+
+    def validation_f1(self) -> float:
+        """Mean F1 over training goals on the validation states."""
+        train_goals = ~self.data.is_test_goal
+        scores = score_matrix(self.network, self.validation_states, self.goal_tokens[train_goals])
+        f1 = f1_per_goal(scores > 0.5, self.validation_labels[:, train_goals])
+        return float(np.nanmean(f1)) if np.isfinite(f1).any() else 0.0
+
+    def train(self, progress: bool = True) -> dict:
+        """Runs (or resumes) training, evaluates on the test states, writes metrics.json."""
+        from tqdm import tqdm
+
+        self.root_dir.mkdir(parents=True, exist_ok=True)
+        start_time = time.perf_counter()
+        if self.manager.latest_checkpoint:
+            self.network(self._example_batch())
+            self.checkpoint.restore(self.manager.latest_checkpoint)
+        best_path = self.root_dir / "best.weights.h5"
+        writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
+        config = self.config
+        batches = training_batches(
+            self.train_data,
+            config.batch_size,
+            config.positive_ratio,
+            seed=config.seed + int(self.epoch.numpy()),  # a resumed run draws new batches
+        )
+        bar = tqdm(
+            total=config.max_epochs,
+            initial=int(self.epoch.numpy()),
+            desc=f"reward {config.architecture}",
+            unit="epoch",
+            disable=not progress,
+        )
+        while self.epoch < config.max_epochs and self.since_best < config.patience:
+            losses = []
+            for _ in range(config.batches_per_epoch):
+                states, goal_ids, labels = next(batches)
+                losses.append(
+                    float(self._train_step(states, self.goal_tokens[goal_ids], labels))
+                )
+            validation = self.validation_f1()
+            self.epoch.assign_add(1)
+            if validation > self.best_f1:
+                self.best_f1.assign(validation)
+                self.since_best.assign(0)
+                self._save_weights(best_path)
+            else:
+                self.since_best.assign_add(1)
+            with writer.as_default(step=int(self.epoch.numpy())):
+                tf.summary.scalar("loss", float(np.mean(losses)))
+                tf.summary.scalar("validation_f1", validation)
+            self.manager.save()
+            bar.update(1)
+            bar.set_postfix(loss=f"{np.mean(losses):.3f}", val_f1=f"{validation:.3f}")
+        bar.close()
+        if best_path.exists():
+            self.network.load_weights(str(best_path))
+        return self._write_metrics(time.perf_counter() - start_time)
+
+    def _example_batch(self) -> dict:
+        return {
+            "state": tf.constant(self.data.train_states[:1]),
+            "goal": tf.constant(self.goal_tokens[:1]),
+        }
+
+    def _save_weights(self, path: pathlib.Path) -> None:
+        temporary = path.with_name("tmp." + path.name)
+        self.network.save_weights(str(temporary))
+        os.replace(temporary, path)
+
+    def _write_metrics(self, seconds: float) -> dict:
+        scores = score_matrix(self.network, self.data.test_states, self.goal_tokens)
+        f1 = f1_per_goal(scores > 0.5, self.data.test_labels)
+        metrics = {
+            "config": dataclasses.asdict(self.config),
+            "learning_rate": self.config.resolved_learning_rate,
+            "epochs": int(self.epoch.numpy()),
+            "best_validation_f1": float(self.best_f1.numpy()),
+            "training_seconds": seconds,
+            "train_episodes": len(self.data.train_states),
+            "test_states": len(self.data.test_states),
+            "summary": summarize_f1(self.data, f1),
+            "f1_per_goal": {
+                goal: (None if math.isnan(value) else float(value))
+                for goal, value in zip(self.data.goals, f1)
+            },
+        }
+        path = self.root_dir / "metrics.json"
+        temporary = path.with_name("tmp.metrics.json")
+        temporary.write_text(json.dumps(metrics, indent=1))
+        os.replace(temporary, path)
+        return metrics

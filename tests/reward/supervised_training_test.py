@@ -1,0 +1,68 @@
+"""Supervised reward training: F1, metrics, resumable runs."""
+
+import json
+
+import numpy as np
+import pytest
+
+from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, is_test_episode
+from imagine_tf.data.supervised import from_episodes
+from imagine_tf.language import grammar
+from imagine_tf.reward.supervised_training import (
+    SupervisedTrainer,
+    TrainingConfig,
+    f1_per_goal,
+    summarize_f1,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    episodes = list(generate_episodes(EpisodeSpec(seed=4), 0, 300, batch_size=150))
+    train = [e["steps"]["observation"]["state"] for i, e in episodes if not is_test_episode(i)]
+    test = [e["steps"]["observation"]["state"] for i, e in episodes if is_test_episode(i)]
+    return from_episodes(train, test, grammar.one_object_goals() + grammar.relational_goals())
+
+
+def test_f1_per_goal_by_hand():
+    labels = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 0]], bool)
+    predicted = np.array([[1, 0, 1], [0, 1, 0], [0, 1, 0], [1, 0, 0]], bool)
+    # goal 0: TP 1, FN 1, FP 1 -> 2/4; goal 1: TP 2 -> 1; goal 2: no positive -> NaN.
+    f1 = f1_per_goal(predicted, labels)
+    np.testing.assert_allclose(f1[:2], [0.5, 1.0])
+    assert np.isnan(f1[2])
+
+
+def test_summary_groups(data):
+    f1 = np.where(data.test_labels.any(axis=0), 1.0, np.nan)
+    summary = summarize_f1(data, f1)
+    assert summary["one_object"]["train"]["goals"] == 191
+    assert summary["one_object"]["test"]["goals"] == 64
+    assert summary["two_object"]["test"]["goals"] == 2
+    assert sum(summary["per_type"][t]["goals"] for t in "12345") == 64
+    assert summary["grasp_one_object"]["test"]["goals"] == 15
+
+
+TINY = dict(batch_size=64, batches_per_epoch=3, hidden_units=16, max_epochs=2)
+
+
+@pytest.mark.parametrize("architecture", ["ma", "fc"])
+def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
+    trainer = SupervisedTrainer(data, TrainingConfig(architecture, **TINY), tmp_path)
+    metrics = trainer.train(progress=False)
+    assert metrics["epochs"] == 2
+    saved = json.loads((tmp_path / "metrics.json").read_text())
+    assert saved["summary"]["one_object"]["test"]["goals"] == 64
+    assert set(saved["f1_per_goal"]) == set(data.goals)
+    assert (tmp_path / "best.weights.h5").exists()
+    assert list((tmp_path / "tensorboard").glob("events.*"))
+    resumed = SupervisedTrainer(data, TrainingConfig(architecture, **{**TINY, "max_epochs": 3}), tmp_path)
+    assert resumed.train(progress=False)["epochs"] == 3  # continued from epoch 2
+
+
+@pytest.mark.slow
+def test_ma_learns(data, tmp_path):
+    config = TrainingConfig("ma", batch_size=256, batches_per_epoch=40, max_epochs=15, patience=15)
+    metrics = SupervisedTrainer(data, config, tmp_path).train(progress=False)
+    assert metrics["best_validation_f1"] > 0.5
+    assert metrics["summary"]["one_object"]["train"]["f1"] > 0.5
