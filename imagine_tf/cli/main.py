@@ -66,13 +66,17 @@ def _goals_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_gin(args: argparse.Namespace) -> None:
-    """Applies --gin-file / --gin-binding (configs/*.gin bind `make_env`)."""
+def _parse_gin(args: argparse.Namespace, module=None) -> None:
+    """Applies --gin-file / --gin-binding (configs/*.gin bind `make_env`, `train_reward_model`).
+
+    `module` is imported first so that its configurables are registered (default: playground).
+    """
     if not (args.gin_file or args.gin_binding):
         return
     import gin
 
-    import imagine_tf.playground  # noqa: F401 - registers the configurables
+    if module is None:
+        import imagine_tf.playground  # noqa: F401 - registers the configurables
 
     try:
         gin.parse_config_files_and_bindings(args.gin_file, args.gin_binding)
@@ -191,6 +195,53 @@ def _pretrain_or_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dataset_build_command(args: argparse.Namespace) -> int:
+    import time
+
+    from imagine_tf.training.dataset_build import build_dataset
+
+    start = time.perf_counter()
+    try:
+        builder, directory = build_dataset(args.config, args.data_dir, args.num_episodes)
+    except (ValueError, FileNotFoundError) as error:
+        raise UsageError(str(error)) from None
+    splits = {name: info.num_examples for name, info in builder.info.splits.items()}
+    print(f"Built {directory} in {time.perf_counter() - start:.1f} s: {splits}")
+    return 0
+
+
+def _reward_train_command(args: argparse.Namespace) -> int:
+    import pathlib
+
+    from imagine_tf.training import reward_recipe
+    from imagine_tf.training.dataset_build import dataset_dir
+
+    directory = pathlib.Path(args.dataset_dir or dataset_dir(args.data_dir, args.config))
+    if not (directory / "dataset_info.json").exists():
+        raise UsageError(
+            f"No prepared dataset at {directory}. Build one with `imagine-tf dataset build "
+            f"--config {args.config}` (or pass --dataset-dir)."
+        )
+    _parse_gin(args, reward_recipe)
+    overrides = {
+        key: value
+        for key, value in {
+            "architecture": args.arch,
+            "seed": args.seed,
+            "max_epochs": args.max_epochs,
+            "max_train_episodes": args.max_train_episodes,
+            "max_test_episodes": args.max_test_episodes,
+        }.items()
+        if value is not None
+    }
+    metrics = reward_recipe.train_reward_model(str(directory), args.root_dir, **overrides)
+    summary = metrics["summary"]
+    print(json.dumps({"root_dir": args.root_dir, "epochs": metrics["epochs"],
+                      "training_seconds": round(metrics["training_seconds"], 1),
+                      "one_object": summary["one_object"], "two_object": summary["two_object"]}, indent=1))  # fmt: skip
+    return 0
+
+
 def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
 
@@ -252,6 +303,27 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain.add_argument("--seed", type=int, default=0)
     pretrain.add_argument("--force", action="store_true", help="retrain existing nets")
     pretrain.set_defaults(run=_pretrain_or_command)
+
+    train = reward_commands.add_parser("train", help="supervised training on the TFDS dataset")
+    train.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"))
+    train.add_argument("--root-dir", required=True, help="run directory (resumes if it exists)")
+    train.add_argument("--config", default="scripted_mixture", help="dataset config")
+    train.add_argument("--data-dir", default="~/tensorflow_datasets")
+    train.add_argument("--dataset-dir", help="a prepared dataset directory (overrides the two above)")
+    train.add_argument("--seed", type=int)
+    train.add_argument("--max-epochs", type=int)
+    train.add_argument("--max-train-episodes", type=int)
+    train.add_argument("--max-test-episodes", type=int)
+    _add_gin_flags(train)
+    train.set_defaults(run=_reward_train_command)
+
+    dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
+    dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)
+    build = dataset_commands.add_parser("build", help="build playground_trajectories")
+    build.add_argument("--config", default="scripted_mixture", help="scripted_mixture, random, tiny")
+    build.add_argument("--data-dir", default="~/tensorflow_datasets")
+    build.add_argument("--num-episodes", type=int, help="a resized copy, named <config>_<n>")
+    build.set_defaults(run=_dataset_build_command)
 
     bench = commands.add_parser("bench", help="benchmarks")
     bench.add_argument("target", choices=("env",))

@@ -114,3 +114,25 @@ def test_pretrain_or_writes_skips_and_reports(capsys, tmp_path):
     assert code == 0 and "exists" in out
     code, _, err = run(capsys, "reward", "pretrain-or", "--num-inputs", "1-3")
     assert code == 2 and ">= 2 inputs" in err
+
+
+def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
+    data_dir = tmp_path / "tfds"
+    code, out, _ = run(capsys, "dataset", "build", "--config", "tiny", "--data-dir", str(data_dir))
+    assert code == 0 and "'train': 36" in out and "'test': 4" in out
+    root = tmp_path / "run"
+    code, out, _ = run(
+        capsys, "reward", "train", "--arch", "ma", "--config", "tiny", "--data-dir", str(data_dir),
+        "--root-dir", str(root), "--max-epochs", "1", "--gin-binding",
+        "train_reward_model.batches_per_epoch = 2", "--gin-binding", "train_reward_model.batch_size = 32",
+    )  # fmt: skip
+    import gin
+
+    gin.clear_config()
+    assert code == 0 and json.loads(out)["epochs"] == 1
+    assert (root / "metrics.json").exists() and (root / "operative_config.gin").exists()
+    code, _, err = run(capsys, "reward", "train", "--root-dir", str(root), "--config", "nope",
+                       "--data-dir", str(data_dir))  # fmt: skip
+    assert code == 2 and "dataset build" in err
+    code, _, err = run(capsys, "dataset", "build", "--config", "nope", "--data-dir", str(data_dir))
+    assert code == 2 and "Unknown dataset config" in err

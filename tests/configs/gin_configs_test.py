@@ -22,7 +22,30 @@ def test_there_are_configs():
     assert CONFIGS
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+ENV_CONFIGS = [p for p in CONFIGS if p.name.startswith("playground")]
+REWARD_CONFIGS = [p for p in CONFIGS if p.name.startswith("reward_")]
+
+
+def test_every_config_is_tested():
+    assert set(ENV_CONFIGS) | set(REWARD_CONFIGS) == set(CONFIGS)
+
+
+@pytest.mark.parametrize("path", REWARD_CONFIGS, ids=lambda p: p.name)
+def test_reward_config_builds_its_network(path):
+    from imagine_tf.language.vocabulary import Vocabulary
+    from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+    from imagine_tf.training import reward_recipe  # noqa: F401 - registers the configurable
+
+    gin.parse_config_file(str(path))
+    architecture = gin.query_parameter("train_reward_model.architecture")
+    assert path.stem == f"reward_{architecture}"
+    assert gin.query_parameter("train_reward_model.learning_rate") in (1e-3, 1e-4)
+    vocabulary = Vocabulary.default()
+    network = RewardNetwork(architecture, vocabulary.words[1:], vocabulary.max_length)
+    assert network(example_inputs(3, vocabulary.max_length)).shape == (1,)
+
+
+@pytest.mark.parametrize("path", ENV_CONFIGS, ids=lambda p: p.name)
 def test_config_builds_the_environment(path, monkeypatch):
     monkeypatch.chdir(ROOT)  # includes are relative to the repository root
     gin.parse_config_file(str(path))
