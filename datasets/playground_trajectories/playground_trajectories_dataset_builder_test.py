@@ -1,5 +1,7 @@
 """TFDS's own builder test on the tiny config (36 train / 4 test episodes)."""
 
+import pathlib
+
 import tensorflow_datasets as tfds
 
 from datasets.playground_trajectories import playground_trajectories_dataset_builder
@@ -35,3 +37,17 @@ def test_stacked_steps_encode_like_the_step_by_step_path():
             expected = np.asarray(flat_slow[key])
             np.testing.assert_array_equal(flat_fast[key], expected)
             assert flat_fast[key].dtype == expected.dtype, key
+
+
+def test_built_metadata_names_the_standard_rlds_feature(tmp_path):
+    import json
+
+    builder = playground_trajectories_dataset_builder.Builder(config="tiny", data_dir=str(tmp_path))
+    builder.download_and_prepare()
+    features = json.loads((pathlib.Path(builder.data_dir) / "features.json").read_text())
+    steps = features["featuresDict"]["features"]["steps"]["pythonClassName"]
+    assert steps == "tensorflow_datasets.core.features.dataset_feature.Dataset"
+    reread = tfds.builder_from_directory(builder.data_dir)
+    episode = next(iter(reread.as_dataset(split="test").take(1)))
+    states = [step["observation"]["state"].numpy() for step in episode["steps"]]
+    assert len(states) == 51 and states[0].shape == (240,)

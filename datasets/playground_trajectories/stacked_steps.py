@@ -51,7 +51,16 @@ def _encode(feature, values, length: int):
 
 
 class StackedSteps(tfds.features.Dataset):
-    """`tfds.features.Dataset` that also encodes dicts of stacked step arrays in one go."""
+    """`tfds.features.Dataset` that also encodes dicts of stacked step arrays in one go.
+
+    It records itself as a plain `tfds.features.Dataset` in the dataset's metadata, so a built
+    dataset is standard RLDS, readable with `tfds.builder_from_directory` anywhere.
+    """
+
+    @property
+    def _fully_qualified_class_name(self) -> str:
+        base = tfds.features.Dataset
+        return f"{base.__module__}.{base.__name__}"
 
     def encode_example(self, example_ds):
         if isinstance(example_ds, dict):
