@@ -245,6 +245,14 @@ def _reward_train_command(args: argparse.Namespace) -> int:
 def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
 
+    if args.target == "dataset":
+        from imagine_tf.benchmarks.dataset_bench import run_dataset_benchmark
+
+        results = run_dataset_benchmark(args.num_episodes, args.data_dir)
+        if args.out:
+            write_json(results, args.out)
+        print(json.dumps(results, indent=1))
+        return 0
     results = run_env_benchmark(quick=args.quick)
     if args.out:
         write_json(results, args.out)
@@ -326,7 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_dataset_build_command)
 
     bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("target", choices=("env",))
+    bench.add_argument("target", choices=("env", "dataset"))
+    bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")
+    bench.add_argument("--data-dir", help="dataset: build here (default: a scratch directory)")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--out", help="also write the JSON results to this file")
     bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")

@@ -136,3 +136,12 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     assert code == 2 and "dataset build" in err
     code, _, err = run(capsys, "dataset", "build", "--config", "nope", "--data-dir", str(data_dir))
     assert code == 2 and "Unknown dataset config" in err
+
+
+def test_bench_dataset_small(capsys, tmp_path):
+    out_file = tmp_path / "dataset_bench.json"
+    code, out, _ = run(capsys, "bench", "dataset", "--num-episodes", "40", "--out", str(out_file))
+    results = json.loads(out)
+    assert code == 0 and results["episodes"] == 40 and results["build_seconds"] > 0
+    assert results["examples"]["train_states"] == 36 and results["examples"]["test_states"] == 4 * 51
+    assert json.loads(out_file.read_text()) == results
