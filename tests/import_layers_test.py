@@ -15,8 +15,10 @@ ALLOWED = {
     "networks": set(),
     "reward": {"networks", "language", "env", "data"},
     "data": {"env", "language", "policies"},
-    "benchmarks": {"env", "language", "policies", "data"},
-    "cli": {"env", "language", "policies", "networks", "reward", "data", "benchmarks", "playground"},
+    "benchmarks": {"env", "language", "policies", "data", "training"},
+    "training": {"env", "language", "policies", "networks", "reward", "data"},
+    "cli": {"env", "language", "policies", "networks", "reward", "data", "training", "benchmarks",
+            "playground"},
 }
 
 
