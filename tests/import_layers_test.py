@@ -17,8 +17,9 @@ ALLOWED = {
     "data": {"env", "language", "policies"},
     "benchmarks": {"env", "language", "policies", "data", "training"},
     "training": {"env", "language", "policies", "networks", "reward", "data"},
-    "cli": {"env", "language", "policies", "networks", "reward", "data", "training", "benchmarks",
-            "playground"},
+    "tuning": {"language", "networks", "reward", "data", "training"},
+    "cli": {"env", "language", "policies", "networks", "reward", "data", "training", "tuning",
+            "benchmarks", "playground"},
 }
 
 

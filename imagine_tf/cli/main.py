@@ -211,17 +211,9 @@ def _dataset_build_command(args: argparse.Namespace) -> int:
 
 
 def _reward_train_command(args: argparse.Namespace) -> int:
-    import pathlib
-
     from imagine_tf.training import reward_recipe
-    from imagine_tf.training.dataset_build import dataset_dir
 
-    directory = pathlib.Path(args.dataset_dir or dataset_dir(args.data_dir, args.config))
-    if not (directory / "dataset_info.json").exists():
-        raise UsageError(
-            f"No prepared dataset at {directory}. Build one with `imagine-tf dataset build "
-            f"--config {args.config}` (or pass --dataset-dir)."
-        )
+    directory = _prepared_dataset(args)
     _parse_gin(args, reward_recipe)
     overrides = {
         key: value
@@ -239,6 +231,41 @@ def _reward_train_command(args: argparse.Namespace) -> int:
     print(json.dumps({"root_dir": args.root_dir, "epochs": metrics["epochs"],
                       "training_seconds": round(metrics["training_seconds"], 1),
                       "one_object": summary["one_object"], "two_object": summary["two_object"]}, indent=1))  # fmt: skip
+    return 0
+
+
+def _prepared_dataset(args: argparse.Namespace):
+    import pathlib
+
+    from imagine_tf.training.dataset_build import dataset_dir
+
+    directory = pathlib.Path(args.dataset_dir or dataset_dir(args.data_dir, args.config))
+    if not (directory / "dataset_info.json").exists():
+        raise UsageError(
+            f"No prepared dataset at {directory}. Build one with `imagine-tf dataset build "
+            f"--config {args.config}` (or pass --dataset-dir)."
+        )
+    return directory
+
+
+def _reward_tune_command(args: argparse.Namespace) -> int:
+    from imagine_tf.data.supervised import load_supervised_data
+    from imagine_tf.tuning.reward_tuning import format_results, tune_reward_model
+
+    directory = _prepared_dataset(args)
+    data = load_supervised_data(directory, None, args.max_train_episodes, 1)
+    results = tune_reward_model(
+        data,
+        args.root_dir,
+        architecture=args.arch,
+        tuner=args.tuner,
+        max_trials=args.max_trials,
+        max_epochs=args.max_epochs,
+        batches_per_epoch=args.batches_per_epoch,
+        seed=args.seed,
+    )
+    print(format_results(results))
+    print(f"Saved to {args.root_dir}/tuning_results_{args.arch}.json")
     return 0
 
 
@@ -324,6 +351,20 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--max-test-episodes", type=int)
     _add_gin_flags(train)
     train.set_defaults(run=_reward_train_command)
+
+    tune = reward_commands.add_parser("tune", help="keras-tuner search, objective validation F1")
+    tune.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"), default="ma")
+    tune.add_argument("--tuner", choices=("random", "hyperband"), default="random")
+    tune.add_argument("--root-dir", required=True, help="search directory (resumes if it exists)")
+    tune.add_argument("--config", default="scripted_mixture", help="dataset config")
+    tune.add_argument("--data-dir", default="~/tensorflow_datasets")
+    tune.add_argument("--dataset-dir", help="a prepared dataset directory (overrides the two above)")
+    tune.add_argument("--max-trials", type=int, default=10)
+    tune.add_argument("--max-epochs", type=int, default=10, help="reward epochs per trial")
+    tune.add_argument("--batches-per-epoch", type=int, default=200)
+    tune.add_argument("--max-train-episodes", type=int)
+    tune.add_argument("--seed", type=int, default=0)
+    tune.set_defaults(run=_reward_tune_command)
 
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
     dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)

@@ -46,7 +46,7 @@ class TrainingConfig:
     batches_per_epoch: int = 200
     max_epochs: int = 100
     patience: int = 15
-    positive_ratio: float | None = 0.5
+    positive_ratio: float | None = 0.2
     hidden_units: int = 100
     validation_fraction: float = 0.1
     seed: int = 0
@@ -130,6 +130,7 @@ class SupervisedTrainer:
       root_dir: where checkpoints, summaries, weights and metrics go.
       num_objects: N of the data's states.
       vocabulary: the tokenizer; default one that covers the data's goals.
+      network: a network to train (e.g. built by keras-tuner); default one made from `config`.
     """
 
     def __init__(
@@ -139,13 +140,14 @@ class SupervisedTrainer:
         root_dir: str | os.PathLike,
         num_objects: int = 3,
         vocabulary: Vocabulary | None = None,
+        network: RewardNetwork | None = None,
     ):
         self.data, self.config = data, config
         self.root_dir = pathlib.Path(root_dir)
         self.vocabulary = vocabulary or Vocabulary.from_goals(list(data.goals))
         self.goal_tokens = self.vocabulary.encode(list(data.goals))
         tf.keras.utils.set_random_seed(config.seed)
-        self.network = RewardNetwork(
+        self.network = network or RewardNetwork(
             config.architecture,
             self.vocabulary.words[1:],
             self.vocabulary.max_length,
@@ -197,8 +199,12 @@ class SupervisedTrainer:
         f1 = f1_per_goal(scores > 0.5, self.validation_labels[:, train_goals])
         return float(np.nanmean(f1)) if np.isfinite(f1).any() else 0.0
 
-    def train(self, progress: bool = True) -> dict:
-        """Runs (or resumes) training, evaluates on the test states, writes metrics.json."""
+    def train(self, progress: bool = True, evaluate_test: bool = True) -> dict:
+        """Runs (or resumes) training; evaluates on the test states and writes metrics.json.
+
+        With ``evaluate_test=False`` (hyperparameter search) the test states are not touched and
+        the returned metrics hold the validation result only.
+        """
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
@@ -246,6 +252,8 @@ class SupervisedTrainer:
         bar.close()
         if best_path.exists():
             self.network.load_weights(str(best_path))
+        if not evaluate_test:
+            return {"epochs": int(self.epoch.numpy()), "best_validation_f1": float(self.best_f1.numpy())}
         return self._write_metrics(time.perf_counter() - start_time)
 
     def _example_batch(self) -> dict:

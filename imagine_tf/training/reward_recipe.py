@@ -27,7 +27,7 @@ def train_reward_model(
     batches_per_epoch: int = 200,
     max_epochs: int = 100,
     patience: int = 15,
-    positive_ratio: float | None = 0.5,
+    positive_ratio: float | None = 0.2,
     hidden_units: int = 100,
     seed: int = 0,
     max_train_episodes: int | None = None,

@@ -131,6 +131,12 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     gin.clear_config()
     assert code == 0 and json.loads(out)["epochs"] == 1
     assert (root / "metrics.json").exists() and (root / "operative_config.gin").exists()
+    tune_dir = tmp_path / "tune"
+    code, out, _ = run(
+        capsys, "reward", "tune", "--arch", "fc", "--config", "tiny", "--data-dir", str(data_dir),
+        "--root-dir", str(tune_dir), "--max-trials", "1", "--max-epochs", "1", "--batches-per-epoch", "2",
+    )  # fmt: skip
+    assert code == 0 and "validation_f1" in out and (tune_dir / "tuning_results_fc.json").exists()
     code, _, err = run(capsys, "reward", "train", "--root-dir", str(root), "--config", "nope",
                        "--data-dir", str(data_dir))  # fmt: skip
     assert code == 2 and "dataset build" in err
