@@ -75,8 +75,8 @@ def save_or_weights(weights: dict[str, np.ndarray], directory: pathlib.Path) -> 
     return path
 
 
-def or_forward(probabilities: tf.Tensor, weights: list) -> tf.Tensor:
-    """The OR net's function: probabilities [B, n] -> [B] in (0.01, 0.99).
+def or_logits(probabilities: tf.Tensor, weights: list) -> tf.Tensor:
+    """The OR net before its output sigmoid: probabilities [B, n] -> logits [B].
 
     The inputs are sorted (largest first) before the net, so the output does not depend on
     their order: exactly symmetric, as a Deep Sets aggregator must be.
@@ -85,8 +85,18 @@ def or_forward(probabilities: tf.Tensor, weights: list) -> tf.Tensor:
     ordered = tf.sort(probabilities, axis=-1, direction="DESCENDING")
     hidden = tf.tanh(tf.matmul(ordered, kernel_0) + bias_0)
     hidden = tf.tanh(tf.matmul(hidden, kernel_1) + bias_1)
-    output = tf.sigmoid(tf.matmul(hidden, kernel_2) + bias_2)[..., 0]
-    return 0.98 * output + 0.01
+    return (tf.matmul(hidden, kernel_2) + bias_2)[..., 0]
+
+
+def or_forward(probabilities: tf.Tensor, weights: list) -> tf.Tensor:
+    """The OR net's function: probabilities [B, n] -> [B] in (0.01, 0.99)."""
+    return 0.98 * tf.sigmoid(or_logits(probabilities, weights)) + 0.01
+
+
+def probability_logits(probabilities: tf.Tensor) -> tf.Tensor:
+    """log(p / (1 - p)), with p kept inside [1e-7, 1 - 1e-7]."""
+    p = tf.clip_by_value(probabilities, 1e-7, 1 - 1e-7)
+    return tf.math.log(p) - tf.math.log1p(-p)
 
 
 class OrNetwork(tf.keras.layers.Layer):
@@ -126,15 +136,34 @@ class OrNetwork(tf.keras.layers.Layer):
         super().build(input_shape)
 
     def call(self, probabilities: tf.Tensor) -> tf.Tensor:
-        if probabilities.shape[-1] != self.num_inputs:
-            raise ValueError(
-                f"OrNetwork({self.num_inputs}) got {probabilities.shape[-1]} inputs; build one per n."
-            )
+        """The soft OR, [B, n] -> [B]."""
+        self._check(probabilities)
         if self.num_inputs == 1:
             return probabilities[..., 0]
         if self.aggregation == "max":
             return tf.reduce_max(probabilities, axis=-1)
         return or_forward(probabilities, self._weights)
+
+    def logits(self, probabilities: tf.Tensor) -> tf.Tensor:
+        """What the loss should see, [B, n] -> [B]: the OR net's pre-sigmoid output.
+
+        Training a reward model through the rescaled output 0.98·σ(z) + 0.01 stalls: once every
+        module says "no", σ(z) sits near 0 and the gradient of the log-loss vanishes with it
+        (measured: an MA model stuck at R = 0.01). The log-loss computed from z has the gradient
+        σ(z) − y, which does not vanish. For "max" and n = 1, the logit of the probability.
+        """
+        if not self.built:
+            self.build(probabilities.shape)
+        self._check(probabilities)
+        if self.uses_net:
+            return or_logits(probabilities, self._weights)
+        return probability_logits(tf.reduce_max(probabilities, axis=-1))
+
+    def _check(self, probabilities: tf.Tensor) -> None:
+        if probabilities.shape[-1] != self.num_inputs:
+            raise ValueError(
+                f"OrNetwork({self.num_inputs}) got {probabilities.shape[-1]} inputs; build one per n."
+            )
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -82,7 +82,7 @@ class RewardNetwork(tf.keras.Model):
         else:
             self.attention = None
         self.hidden = he_uniform_dense(self.hidden_units, "relu", name="hidden")
-        self.readout = he_uniform_dense(1, "sigmoid", name="readout")
+        self.readout = he_uniform_dense(1, name="readout")  # a logit; σ is applied after
         if architecture in ("ma", "ma_pairs"):
             self.or_network = OrNetwork(self.num_modules, aggregation, name="or_network")
 
@@ -95,9 +95,12 @@ class RewardNetwork(tf.keras.Model):
             return math.comb(self.num_objects, 2)
         return 1
 
-    def _module(self, inputs: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
+    def _module_logit(self, inputs: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
         gated = self.attention((inputs, goal_embedding)) if self.attention else inputs
         return self.readout(self.hidden(gated))[..., 0]
+
+    def _module(self, inputs: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
+        return tf.sigmoid(self._module_logit(inputs, goal_embedding))
 
     def module_probabilities(self, inputs: dict) -> tf.Tensor:
         """Per-module probabilities before the OR: [B, N] (MA) or [B, C(N, 2)] (MA-pairs)."""
@@ -121,9 +124,20 @@ class RewardNetwork(tf.keras.Model):
         """P(achieved) [B] from states [B, D] and goal embeddings [B, embedding_units]."""
         if self.architecture in ("ma", "ma_pairs"):
             return self.or_network(self._module_probabilities(state, goal_embedding))
+        return tf.sigmoid(self.head_logits(state, goal_embedding))
+
+    def head_logits(self, state: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
+        """Logits [B] for the loss (see `OrNetwork.logits`); σ(logit) is `head` for FA / FC."""
+        if self.architecture in ("ma", "ma_pairs"):
+            return self.or_network.logits(self._module_probabilities(state, goal_embedding))
         if self.architecture == "fc":
-            return self._module(tf.concat([state, goal_embedding], axis=-1), goal_embedding)
-        return self._module(state, goal_embedding)  # fa
+            return self._module_logit(tf.concat([state, goal_embedding], axis=-1), goal_embedding)
+        return self._module_logit(state, goal_embedding)  # fa
+
+    def logits(self, inputs: dict) -> tf.Tensor:
+        """Training logits [B] of ``{"state", "goal"}`` inputs."""
+        state = tf.convert_to_tensor(inputs["state"], tf.float32)
+        return self.head_logits(state, self.encoder(inputs["goal"]))
 
     def get_config(self) -> dict:
         return {

@@ -1,7 +1,8 @@
 """Supervised training of a reward network, and its F1 evaluation (REFERENCE_FACTS §5.4).
 
 Recipe: batches of 512 balanced examples (`imagine_tf.data.supervised.training_batches`),
-binary cross-entropy on the network's probability, Adam (lr 1e-3 for MA and MA-pairs, 1e-4 for
+binary cross-entropy computed from the network's logits (`RewardNetwork.logits`; through the
+rescaled OR output the gradient vanishes once all modules say "no"), Adam (lr 1e-3 for MA and MA-pairs, 1e-4 for
 FA and FC), "epochs" of 200 batches. After every epoch the mean per-goal F1 is measured on a
 **validation** set — the final states of 10 % of the *training* episodes, training goals only —
 and the best weights are kept; training stops after `patience` epochs without improvement or at
@@ -186,8 +187,8 @@ class SupervisedTrainer:
     @tf.function(reduce_retracing=True)
     def _train_step(self, states, goal_tokens, labels):
         with tf.GradientTape() as tape:
-            probability = self.network({"state": states, "goal": goal_tokens}, training=True)
-            loss = tf.reduce_mean(tf.keras.losses.binary_crossentropy(labels[:, None], probability[:, None]))
+            logits = self.network.logits({"state": states, "goal": goal_tokens})
+            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels, logits))
         variables = self.network.trainable_variables
         self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return loss

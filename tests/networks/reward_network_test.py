@@ -119,3 +119,21 @@ def test_max_aggregation_is_the_max_of_modules():
 def test_state_of_the_wrong_size_is_a_clear_error():
     with pytest.raises(ValueError, match="objects has"):
         make("ma")({"state": states(4), "goal": GOALS})
+
+
+@pytest.mark.parametrize("architecture", ["ma", "fa", "fc", "ma_pairs"])
+def test_training_logits_match_the_output(architecture):
+    network = make(architecture)
+    inputs = {"state": states(), "goal": GOALS}
+    probability, logits = network(inputs).numpy(), network.logits(inputs).numpy()
+    sigmoid = 1 / (1 + np.exp(-logits))
+    if architecture in ("ma", "ma_pairs"):
+        sigmoid = 0.98 * sigmoid + 0.01  # the OR's rescaled output
+    np.testing.assert_allclose(probability, sigmoid, atol=1e-5)
+
+
+def test_max_aggregation_logits_are_the_logit_of_the_max():
+    network = make("ma", aggregation="max")
+    inputs = {"state": states(), "goal": GOALS}
+    p = np.clip(network(inputs).numpy(), 1e-7, 1 - 1e-7)
+    np.testing.assert_allclose(network.logits(inputs), np.log(p / (1 - p)), rtol=1e-4, atol=1e-4)
