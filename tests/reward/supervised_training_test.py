@@ -61,8 +61,12 @@ def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
 
 
 @pytest.mark.slow
-def test_ma_learns(data, tmp_path):
-    config = TrainingConfig("ma", batch_size=256, batches_per_epoch=40, max_epochs=15, patience=15)
+def test_ma_learns(tmp_path):
+    episodes = list(generate_episodes(EpisodeSpec(seed=6), 0, 3000, batch_size=500))
+    train = [e["steps"]["observation"]["state"] for i, e in episodes if not is_test_episode(i)]
+    test = [e["steps"]["observation"]["state"] for i, e in episodes if is_test_episode(i)][:50]
+    data = from_episodes(train, test, grammar.one_object_goals())
+    config = TrainingConfig("ma", batches_per_epoch=100, max_epochs=8, patience=8)
     metrics = SupervisedTrainer(data, config, tmp_path).train(progress=False)
     assert metrics["best_validation_f1"] > 0.5
     assert metrics["summary"]["one_object"]["train"]["f1"] > 0.5
