@@ -51,3 +51,18 @@ def test_built_metadata_names_the_standard_rlds_feature(tmp_path):
     episode = next(iter(reread.as_dataset(split="test").take(1)))
     states = [step["observation"]["state"].numpy() for step in episode["steps"]]
     assert len(states) == 51 and states[0].shape == (240,)
+
+
+def test_supervised_loader_reads_a_build(tmp_path):
+    import numpy as np
+
+    from imagine_tf.data.supervised import load_supervised_data
+
+    builder = playground_trajectories_dataset_builder.Builder(config="tiny", data_dir=str(tmp_path))
+    builder.download_and_prepare()
+    data = load_supervised_data(builder.data_dir)
+    assert data.train_states.shape == (36, 240) and data.test_states.shape == (4 * 51, 240)
+    reread = tfds.builder_from_directory(builder.data_dir)
+    episode = next(iter(reread.as_dataset(split="test").take(1)))
+    states = np.stack([step["observation"]["state"].numpy() for step in episode["steps"]])
+    np.testing.assert_array_equal(data.test_states[:51], states)
