@@ -84,6 +84,26 @@ def from_episodes(
     )
 
 
+def generate_supervised_data(
+    spec, num_episodes: int, goals: Sequence[str] | None = None, max_test_episodes: int | None = None
+) -> SupervisedData:
+    """Supervised data from freshly generated episodes, in memory (no TFDS build).
+
+    Args:
+      spec: an `imagine_tf.data.episodes.EpisodeSpec`.
+      num_episodes: episodes to generate (every 10th is held out).
+      goals: goals to label; default the 255 one-object + 160 two-object goals.
+      max_test_episodes: keep at most this many held-out episodes.
+    """
+    from imagine_tf.data.episodes import generate_episodes, is_test_episode
+
+    train, test = [], []
+    for index, episode in generate_episodes(spec, 0, num_episodes, batch_size=min(500, num_episodes)):
+        (test if is_test_episode(index) else train).append(episode["steps"]["observation"]["state"])
+    goals = goals or grammar.one_object_goals() + grammar.relational_goals()
+    return from_episodes(train, test[:max_test_episodes], goals)
+
+
 def load_supervised_data(
     dataset_dir: str | pathlib.Path,
     goals: Sequence[str] | None = None,

@@ -3,17 +3,14 @@
 import numpy as np
 import pytest
 
-from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, is_test_episode, rbf_actions
-from imagine_tf.data.supervised import from_episodes, training_batches
+from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, rbf_actions
+from imagine_tf.data.supervised import generate_supervised_data, training_batches
 from imagine_tf.language import grammar
 
 
 @pytest.fixture(scope="module")
 def data():
-    episodes = list(generate_episodes(EpisodeSpec(seed=1), 0, 200, batch_size=100))
-    train = [e["steps"]["observation"]["state"] for i, e in episodes if not is_test_episode(i)]
-    test = [e["steps"]["observation"]["state"] for i, e in episodes if is_test_episode(i)]
-    return from_episodes(train, test, grammar.one_object_goals() + grammar.relational_goals())
+    return generate_supervised_data(EpisodeSpec(seed=1), 200)
 
 
 def test_episodes_follow_the_rlds_layout_and_are_reproducible():

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, is_test_episode
-from imagine_tf.data.supervised import from_episodes
+from imagine_tf.data.episodes import EpisodeSpec
+from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language import grammar
 from imagine_tf.reward.supervised_training import (
     SupervisedTrainer,
@@ -18,10 +18,7 @@ from imagine_tf.reward.supervised_training import (
 
 @pytest.fixture(scope="module")
 def data():
-    episodes = list(generate_episodes(EpisodeSpec(seed=4), 0, 300, batch_size=150))
-    train = [e["steps"]["observation"]["state"] for i, e in episodes if not is_test_episode(i)]
-    test = [e["steps"]["observation"]["state"] for i, e in episodes if is_test_episode(i)]
-    return from_episodes(train, test, grammar.one_object_goals() + grammar.relational_goals())
+    return generate_supervised_data(EpisodeSpec(seed=4), 300)
 
 
 def test_f1_per_goal_by_hand():
@@ -62,10 +59,7 @@ def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
 
 @pytest.mark.slow
 def test_ma_learns(tmp_path):
-    episodes = list(generate_episodes(EpisodeSpec(seed=6), 0, 3000, batch_size=500))
-    train = [e["steps"]["observation"]["state"] for i, e in episodes if not is_test_episode(i)]
-    test = [e["steps"]["observation"]["state"] for i, e in episodes if is_test_episode(i)][:50]
-    data = from_episodes(train, test, grammar.one_object_goals())
+    data = generate_supervised_data(EpisodeSpec(seed=6), 3000, grammar.one_object_goals(), 50)
     config = TrainingConfig("ma", batches_per_epoch=100, max_epochs=8, patience=8)
     metrics = SupervisedTrainer(data, config, tmp_path).train(progress=False)
     assert metrics["best_validation_f1"] > 0.5

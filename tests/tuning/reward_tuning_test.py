@@ -4,18 +4,15 @@ import json
 
 import pytest
 
-from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, is_test_episode
-from imagine_tf.data.supervised import from_episodes
+from imagine_tf.data.episodes import EpisodeSpec
+from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language import grammar
 from imagine_tf.tuning.reward_tuning import format_results, tune_reward_model
 
 
 @pytest.fixture(scope="module")
 def data():
-    episodes = list(generate_episodes(EpisodeSpec(seed=5), 0, 100, batch_size=100))
-    train = [e["steps"]["observation"]["state"] for i, e in episodes if not is_test_episode(i)]
-    test = [e["steps"]["observation"]["state"] for i, e in episodes if is_test_episode(i)]
-    return from_episodes(train, test, grammar.one_object_goals())
+    return generate_supervised_data(EpisodeSpec(seed=5), 100, grammar.one_object_goals())
 
 
 @pytest.mark.parametrize("tuner", ["random", "hyperband"])
