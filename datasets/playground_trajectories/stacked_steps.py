@@ -19,11 +19,8 @@ class _NotStackable(Exception):
 
 
 def _encode_leaf(feature, values, length: int):
-    if not isinstance(feature, tfds.features.Tensor) or type(feature) not in (
-        tfds.features.Tensor,
-        tfds.features.Scalar,
-    ):
-        raise _NotStackable
+    if type(feature) not in (tfds.features.Tensor, tfds.features.Scalar):
+        raise _NotStackable  # subclasses (Text, Image, ...) encode differently
     info = feature.get_serialized_info()
     if any(d is None for d in info.shape):
         raise _NotStackable

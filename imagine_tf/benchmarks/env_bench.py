@@ -84,9 +84,10 @@ def _core_rate(batch_size: int, num_steps: int, repeats: int, seed: int = 0):
 
 def _env_rate(batch_size: int, num_steps: int, repeats: int, seed: int = 0) -> float:
     env = PlaygroundEnv(GoalCatalog("train"), batch_size=batch_size, seed=seed)
+    length = env.config.episode_length
     rng = np.random.default_rng(seed)
-    actions = rng.uniform(-1, 1, size=(50, batch_size, 3)).astype(np.float32)
-    episodes = max(1, num_steps // (batch_size * 50))
+    actions = rng.uniform(-1, 1, size=(length, batch_size, 3)).astype(np.float32)
+    episodes = max(1, num_steps // (batch_size * length))
 
     def run():
         for _ in range(episodes):
@@ -94,7 +95,7 @@ def _env_rate(batch_size: int, num_steps: int, repeats: int, seed: int = 0) -> f
             for action in actions:
                 env.step(action)
 
-    return _median_rate(run, episodes * 50 * batch_size, repeats)
+    return _median_rate(run, episodes * length * batch_size, repeats)
 
 
 def _final_states(num_states: int, seed: int = 0) -> np.ndarray:

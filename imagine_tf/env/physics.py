@@ -177,8 +177,7 @@ class PlaygroundCore:
         self.num_steps = 0
 
     def _update_reach(self) -> None:
-        """Squared grasp radius per object, ((size + 0.05) / 2)^2, float32 [B, N]."""
-        self._reach2 = np.square((self.object_size + _HAND_SIZE) * _HALF)
+        self._reach2 = _grasp_radius2(self.object_size)
 
     # ------------------------------------------------------------------------------------------
     def step(self, action: np.ndarray) -> np.ndarray:
@@ -252,7 +251,7 @@ class PlaygroundCore:
         if np.count_nonzero(growing):
             size = np.minimum(size + grows * np.float32(GROWTH_PER_STEP), np.float32(MAX_SIZE))
             self.object_size[rows] = size
-            self._reach2[rows] = np.square((size + _HAND_SIZE) * _HALF)
+            self._reach2[rows] = _grasp_radius2(size)
 
     # ------------------------------------------------------------------------------------------
     def observation(self) -> np.ndarray:
@@ -266,4 +265,11 @@ class PlaygroundCore:
 
 _ONE_HOT = np.eye(ontology.NUM_TYPES, dtype=np.float32)
 _HAND_SIZE, _HALF = np.float32(HAND_SIZE), np.float32(0.5)
+
+
+def _grasp_radius2(size: np.ndarray) -> np.ndarray:
+    """Squared grasp radius per object, ((size + 0.05) / 2)^2, float32, shape of `size`."""
+    return np.square((size + _HAND_SIZE) * _HALF)
+
+
 _SIGN = np.array([-1.0, 1.0], dtype=np.float32)  # False -> -1, True -> +1

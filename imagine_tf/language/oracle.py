@@ -139,5 +139,18 @@ _EVALUATORS = {
 }
 
 
+def matching_objects(
+    facts: SceneFacts, table: GoalTable, goal_ids: np.ndarray, reference: bool = False
+) -> np.ndarray:
+    """bool [B, N]: object n of scene b has the colour and name of goal b (or of its reference
+    object, for a relational goal). What the scripted policy looks for."""
+    colour, names = (
+        (table.reference_colour, table.reference_name_mask)
+        if reference
+        else (table.colour, table.name_mask)
+    )
+    return _matches(facts, colour, names, np.asarray(goal_ids, dtype=np.int64)[:, None])[..., 0]
+
+
 def _take_facts(facts: SceneFacts, rows: np.ndarray) -> SceneFacts:
     return SceneFacts(**{k: v[rows] for k, v in vars(facts).items()})

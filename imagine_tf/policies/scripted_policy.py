@@ -22,7 +22,7 @@ from tf_agents.trajectories import policy_step
 
 from imagine_tf.env import ontology
 from imagine_tf.env.config import ACTION_SCALE, HAND_SIZE
-from imagine_tf.env.observation import SceneFacts, decode_observation
+from imagine_tf.env.observation import decode_observation
 from imagine_tf.env.scene_generation import relation_holds
 from imagine_tf.language.goal_table import (
     VERB_GO,
@@ -30,6 +30,7 @@ from imagine_tf.language.goal_table import (
     VERB_RELATIONAL,
     GoalTable,
 )
+from imagine_tf.language.oracle import matching_objects
 
 # How far inside a half-open Go zone the policy aims.
 _ZONE_MARGIN = 0.4
@@ -76,7 +77,7 @@ class ScriptedPolicy:
         held_index = np.where(holding, facts.held.argmax(axis=1), _NONE)
 
         # Which object to grasp, per goal family.
-        matching = self._matches(facts, goal_ids, reference=False)  # [B, N]
+        matching = matching_objects(facts, self.table, goal_ids)  # [B, N]
         distance = np.linalg.norm(position - hand[:, None, :], axis=2)
         living = ontology.IS_LIVING[facts.object_type]
         # Grow: a supply s feeding a matching living thing l; carry s onto l.
@@ -89,7 +90,7 @@ class ScriptedPolicy:
         feeder = np.where(carried, held_index, supply)
         recipient = _first(pairs[rows, :, np.maximum(feeder, 0)])
         # Relational: an object initially <rel> another object that matches the reference.
-        reference = self._matches(facts, goal_ids, reference=True)
+        reference = matching_objects(facts, self.table, goal_ids, reference=True)
         relation = self.table.relation[goal_ids]
         initial = facts.initial_position
         holds = relation_holds(
@@ -128,14 +129,6 @@ class ScriptedPolicy:
         if self.noise_std > 0:
             action = action + self._rng.normal(0.0, self.noise_std, size=action.shape)
         return np.clip(action, -1.0, 1.0).astype(np.float32)
-
-    def _matches(self, facts: SceneFacts, goal_ids: np.ndarray, reference: bool) -> np.ndarray:
-        """bool [B, N]: object n has the goal's (or its reference's) colour and name."""
-        table = self.table
-        colour = (table.reference_colour if reference else table.colour)[goal_ids]
-        names = (table.reference_name_mask if reference else table.name_mask)[goal_ids]
-        colour_ok = (colour[:, None] < 0) | (facts.object_colour == colour[:, None])
-        return colour_ok & np.take_along_axis(names, facts.object_type, axis=1)
 
 
 def _move_towards(hand: np.ndarray, target: np.ndarray) -> np.ndarray:
