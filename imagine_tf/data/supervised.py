@@ -15,6 +15,7 @@ the training goals that have both a positive and a negative state, then, with pr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pathlib
 from typing import Iterator, Sequence
 
@@ -42,17 +43,17 @@ class SupervisedData:
     test_labels: np.ndarray
     test_episode: np.ndarray
 
-    @property
+    @functools.cached_property
     def is_test_goal(self) -> np.ndarray:
         """bool [G]: held-out goals."""
         return np.array([grammar.is_test_goal(g) for g in self.goals])
 
-    @property
+    @functools.cached_property
     def is_relational(self) -> np.ndarray:
         """bool [G]: two-object goals."""
         return np.array([grammar.is_relational(g) for g in self.goals])
 
-    @property
+    @functools.cached_property
     def generalization_type(self) -> np.ndarray:
         """int [G]: the test type 1–5 of one-object test goals, 0 otherwise."""
         return np.array([grammar.generalization_type(g) or 0 for g in self.goals])

@@ -236,7 +236,7 @@ def generate_scenes(
     size = MIN_INITIAL_SIZE + (big + uniform[..., _U_SIZE]) * (
         (MAX_INITIAL_SIZE - MIN_INITIAL_SIZE) / 2
     )
-    position = _place_objects(constraints, config, rng, relational)
+    position = _place_objects(constraints, config, rng)
     return SceneLayout(
         object_type=object_type,
         colour=colour,
@@ -280,7 +280,6 @@ def _place_objects(
     constraints: SceneConstraints,
     config: PlaygroundConfig,
     rng: np.random.Generator,
-    relational: np.ndarray,
 ) -> np.ndarray:
     """Positions [B, N, 2] (float32), uniform in the init square, pairwise >= min distance.
 
@@ -292,6 +291,7 @@ def _place_objects(
     limit = config.object_init_range
     min_distance2 = float(np.float32(config.min_object_distance)) ** 2
     earlier = _earlier(num_objects)  # [i, j]: j < i
+    relational = constraints.kind == _RELATIONAL
     any_relational = bool(np.count_nonzero(relational))
     position = rng.uniform(-limit, limit, size=(batch, num_objects, 2)).astype(np.float32)
     for _ in range(_MAX_PLACEMENT_ROUNDS):
