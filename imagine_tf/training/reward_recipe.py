@@ -13,6 +13,7 @@ import pathlib
 
 import gin
 
+from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
 
@@ -22,6 +23,7 @@ def train_reward_model(
     dataset_dir: str,
     root_dir: str,
     architecture: str = "ma",
+    goal_set: str = "one_object",
     learning_rate: float | None = None,
     batch_size: int = 512,
     batches_per_epoch: int = 200,
@@ -30,12 +32,19 @@ def train_reward_model(
     positive_ratio: float | None = 0.2,
     hidden_units: int = 100,
     seed: int = 0,
+    max_training_seconds: float | None = None,
     max_train_episodes: int | None = None,
     max_test_episodes: int | None = None,
     progress: bool = True,
 ) -> dict:
-    """Trains one reward network on a prepared `playground_trajectories` config; returns metrics."""
-    data = load_supervised_data(dataset_dir, None, max_train_episodes, max_test_episodes)
+    """Trains one reward network on a prepared `playground_trajectories` config; returns metrics.
+
+    ``goal_set`` picks the study (`imagine_tf.data.supervised.goal_set`): "one_object" for the
+    191 / 64 generalization study, "grasp" for the two-object study (paper's Table 1), "all".
+    ``max_training_seconds`` ends training after the epoch that exceeds it.
+    """
+    goals = goals_of_set(goal_set)
+    data = load_supervised_data(dataset_dir, goals, max_train_episodes, max_test_episodes)
     config = TrainingConfig(
         architecture=architecture,
         learning_rate=learning_rate,
@@ -46,6 +55,7 @@ def train_reward_model(
         positive_ratio=positive_ratio,
         hidden_units=hidden_units,
         seed=seed,
+        max_training_seconds=max_training_seconds,
     )
     root = pathlib.Path(root_dir)
     root.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,9 @@ def test_summary_groups(data):
     assert summary["one_object"]["test"]["goals"] == 64
     assert summary["two_object"]["test"]["goals"] == 2
     assert sum(summary["per_type"][t]["goals"] for t in "12345") == 64
-    assert summary["grasp_one_object"]["test"]["goals"] == 15
+    assert summary["grasp_one_object"]["test"]["goals"] == 11  # the paper's Table 1
+    assert summary["grasp_one_object"]["test_type_2"]["goals"] == 4
+    assert summary["one_object"]["test_without_type_2"]["goals"] == 56
 
 
 TINY = dict(batch_size=64, batches_per_epoch=3, hidden_units=16, max_epochs=2)
