@@ -238,6 +238,44 @@ def _reward_train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reward_study_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training.reward_study import format_study, run_reward_study
+
+    directory = _prepared_dataset(args)
+    if args.threads:
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    report = run_reward_study(
+        directory,
+        args.root_dir,
+        study=args.study,
+        seeds=args.seeds,
+        architectures=args.arch,
+        max_training_seconds=args.max_seconds,
+        max_test_episodes=args.max_test_episodes,
+    )
+    print(format_study(report))
+    return 0
+
+
+def _reward_report_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training.reward_study import collect_study, format_study, plot_study, write_report
+
+    try:
+        report = collect_study(args.root_dir)
+    except FileNotFoundError as error:
+        raise UsageError(str(error)) from None
+    if args.out:
+        command = f"imagine-tf reward report --root-dir {args.root_dir} --out {args.out}"
+        write_report(report, args.out, command + (f" --plot {args.plot}" if args.plot else ""))
+    if args.plot:
+        plot_study(report, args.plot)
+    print(format_study(report))
+    return 0
+
+
 def _prepared_dataset(args: argparse.Namespace):
     import pathlib
 
@@ -357,6 +395,26 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--max-test-episodes", type=int)
     _add_gin_flags(train)
     train.set_defaults(run=_reward_train_command)
+
+    study = reward_commands.add_parser("study", help="multi-seed F1 study (resumable)")
+    study.add_argument("--study", choices=("generalization", "two_object"), default="generalization")
+    study.add_argument("--root-dir", required=True, help="one sub-directory per run")
+    study.add_argument("--arch", nargs="+", choices=("ma", "fa", "fc", "ma_pairs"),
+                       help="default: ma fa fc (generalization) or ma_pairs (two_object)")  # fmt: skip
+    study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    study.add_argument("--max-seconds", type=float, default=600.0, help="training budget per run")
+    study.add_argument("--max-test-episodes", type=int, help="held-out episodes scored for F1")
+    study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
+    study.add_argument("--config", default="scripted_mixture", help="dataset config")
+    study.add_argument("--data-dir", default="~/tensorflow_datasets")
+    study.add_argument("--dataset-dir", help="a prepared dataset directory (overrides the two above)")
+    study.set_defaults(run=_reward_study_command)
+
+    report = reward_commands.add_parser("report", help="F1 table, JSON and bar chart of a study")
+    report.add_argument("--root-dir", required=True, help="a study directory (metrics.json below it)")
+    report.add_argument("--out", help="write the report as JSON")
+    report.add_argument("--plot", help="write a bar chart PNG")
+    report.set_defaults(run=_reward_report_command)
 
     tune = reward_commands.add_parser("tune", help="keras-tuner search, objective validation F1")
     tune.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"), default="ma")

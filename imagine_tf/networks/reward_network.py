@@ -134,6 +134,47 @@ class RewardNetwork(tf.keras.Model):
             return self._module_logit(tf.concat([state, goal_embedding], axis=-1), goal_embedding)
         return self._module_logit(state, goal_embedding)  # fa
 
+    def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
+        """P(achieved) [S, G] of every (state, goal) pair: states [S, D], embeddings [G, E].
+
+        The relabeller's and the F1 evaluation's shape. Equal to `head` on the S·G tiled pairs,
+        without tiling them: the attention is computed once per goal and folded into the first
+        kernel, (x ⊙ α_g) W = x (diag(α_g) W), so the work is one matmul of the S·M module
+        inputs by the G gated kernels; FC splits its kernel into a state part and a goal part.
+        Memory: S·G·M·H floats (M modules, H hidden units); chunk the states to bound it.
+        """
+        state = tf.convert_to_tensor(state, tf.float32)
+        goal_embeddings = tf.convert_to_tensor(goal_embeddings, tf.float32)
+        kernel, bias = self.hidden.kernel, self.hidden.bias  # [F, H], [H]
+        if self.architecture == "fc":
+            state_dim = state.shape[-1]
+            state_part = tf.matmul(state, kernel[:state_dim])  # [S, H]
+            goal_part = tf.matmul(goal_embeddings, kernel[state_dim:]) + bias  # [G, H]
+            hidden = tf.nn.relu(state_part[:, None, :] + goal_part[None, :, :])  # [S, G, H]
+            return tf.sigmoid(self.readout(hidden)[..., 0])
+        if self.architecture == "ma":
+            inputs = object_inputs(state, self.num_objects)  # [S, N, 84]
+        elif self.architecture == "ma_pairs":
+            inputs = tf.concat(  # both orders of every pair: [S, 2 P, 162]
+                [pair_inputs(state, self.num_objects), pair_inputs(state, self.num_objects, swap=True)],
+                axis=1,
+            )
+        else:  # fa
+            inputs = state[:, None, :]  # [S, 1, D]
+        attention = self.attention.gate(goal_embeddings)  # [G, F]
+        gated_kernel = attention[:, :, None] * kernel[None]  # [G, F, H]
+        hidden = tf.nn.relu(tf.einsum("smf,gfh->sgmh", inputs, gated_kernel) + bias)
+        module_logits = self.readout(hidden)[..., 0]  # [S, G, M]
+        if self.architecture == "fa":
+            return tf.sigmoid(module_logits[..., 0])
+        probabilities = tf.sigmoid(module_logits)
+        if self.architecture == "ma_pairs":
+            forward, backward = tf.split(probabilities, 2, axis=-1)
+            probabilities = tf.maximum(forward, backward)
+        num_modules = probabilities.shape[-1]
+        flat = tf.reshape(probabilities, [-1, num_modules])
+        return tf.reshape(self.or_network(flat), tf.shape(probabilities)[:2])
+
     def logits(self, inputs: dict) -> tf.Tensor:
         """Training logits [B] of ``{"state", "goal"}`` inputs."""
         state = tf.convert_to_tensor(inputs["state"], tf.float32)

@@ -70,29 +70,28 @@ def f1_per_goal(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 def score_matrix(
-    network: RewardNetwork, states: np.ndarray, goal_tokens: np.ndarray, pairs_per_call: int = 65_536
+    network: RewardNetwork, states: np.ndarray, goal_tokens: np.ndarray, max_floats: int = 1 << 24
 ) -> np.ndarray:
-    """Probabilities float32 [S, G] of every (state, goal) pair; goal embeddings computed once."""
-    embeddings = network.encoder(tf.constant(goal_tokens)).numpy()  # [G, E]
-    head = _compiled_head(network)
-    num_states, num_goals = len(states), len(goal_tokens)
-    goals_per_call = max(1, pairs_per_call // max(num_states, 1))
-    result = np.empty((num_states, num_goals), dtype=np.float32)
-    state_tensor = tf.constant(states, tf.float32)
-    for start in range(0, num_goals, goals_per_call):
-        chunk = embeddings[start : start + goals_per_call]  # [g, E]
-        tiled_states = tf.tile(state_tensor, [len(chunk), 1])  # goal-major [g * S, D]
-        tiled_goals = tf.repeat(tf.constant(chunk), num_states, axis=0)
-        scores = head(tiled_states, tiled_goals).numpy().reshape(len(chunk), num_states)
-        result[:, start : start + len(chunk)] = scores.T
+    """Probabilities float32 [S, G] of every (state, goal) pair (`RewardNetwork.scan`).
+
+    Goal embeddings are computed once; states go in chunks so that the hidden activations,
+    S_chunk · G · modules · H floats, stay under ``max_floats`` (64 MB by default).
+    """
+    embeddings = network.encoder(tf.constant(goal_tokens))  # [G, E]
+    scan = _compiled_scan(network)
+    per_state = len(goal_tokens) * max(network.num_modules * 2, 1) * network.hidden_units
+    chunk = max(1, max_floats // per_state)
+    result = np.empty((len(states), len(goal_tokens)), dtype=np.float32)
+    for start in range(0, len(states), chunk):
+        result[start : start + chunk] = scan(tf.constant(states[start : start + chunk]), embeddings).numpy()
     return result
 
 
-def _compiled_head(network: RewardNetwork) -> Callable:
-    compiled = getattr(network, "_compiled_head", None)
+def _compiled_scan(network: RewardNetwork) -> Callable:
+    compiled = getattr(network, "_compiled_scan", None)
     if compiled is None:
-        compiled = tf.function(network.head, reduce_retracing=True)
-        network._compiled_head = compiled  # noqa: SLF001 - a cache on the instance
+        compiled = tf.function(network.scan, reduce_retracing=True)
+        network._compiled_scan = compiled  # noqa: SLF001 - a cache on the instance
     return compiled
 
 
@@ -244,11 +243,7 @@ class SupervisedTrainer:
             disable=not progress,
         )
         budget = config.max_training_seconds or math.inf
-        while (
-            self.epoch < config.max_epochs
-            and self.since_best < config.patience
-            and time.perf_counter() - start_time < budget
-        ):
+        while self.epoch < config.max_epochs and self.since_best < config.patience:
             losses = []
             for _ in range(config.batches_per_epoch):
                 states, goal_ids, labels = next(batches)
@@ -269,6 +264,8 @@ class SupervisedTrainer:
             self.manager.save()
             bar.update(1)
             bar.set_postfix(loss=f"{np.mean(losses):.3f}", val_f1=f"{validation:.3f}")
+            if time.perf_counter() - start_time > budget:
+                break
         bar.close()
         if best_path.exists():
             self.network.load_weights(str(best_path))

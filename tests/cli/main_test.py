@@ -137,6 +137,23 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
         "--root-dir", str(tune_dir), "--max-trials", "1", "--max-epochs", "1", "--batches-per-epoch", "2",
     )  # fmt: skip
     assert code == 0 and "validation_f1" in out and (tune_dir / "tuning_results_fc.json").exists()
+    study_dir = tmp_path / "study"
+    study = ["reward", "study", "--arch", "fc", "--seeds", "0", "1", "--max-seconds", "0.01",
+             "--config", "tiny", "--data-dir", str(data_dir), "--root-dir", str(study_dir)]  # fmt: skip
+    code, out, _ = run(capsys, *study)
+    assert code == 0 and "| fc | 2 |" in out
+    first = (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns
+    assert run(capsys, *study)[0] == 0  # resumes: finished runs are not retrained
+    assert (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns == first
+    report_file, plot_file = tmp_path / "reward_f1.json", tmp_path / "reward_f1.png"
+    code, out, _ = run(capsys, "reward", "report", "--root-dir", str(study_dir), "--out", str(report_file),
+                       "--plot", str(plot_file))  # fmt: skip
+    report = json.loads(report_file.read_text())
+    assert code == 0 and [r["seed"] for r in report["runs"]] == [0, 1]
+    assert report["mean_std"]["fc"]["seeds"] == 2 and report["command"].startswith("imagine-tf reward report")
+    assert plot_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = run(capsys, "reward", "report", "--root-dir", str(tmp_path / "empty"))
+    assert code == 2 and "reward study" in err
     code, _, err = run(capsys, "reward", "train", "--root-dir", str(root), "--config", "nope",
                        "--data-dir", str(data_dir))  # fmt: skip
     assert code == 2 and "dataset build" in err

@@ -137,3 +137,15 @@ def test_max_aggregation_logits_are_the_logit_of_the_max():
     inputs = {"state": states(), "goal": GOALS}
     p = np.clip(network(inputs).numpy(), 1e-7, 1 - 1e-7)
     np.testing.assert_allclose(network.logits(inputs), np.log(p / (1 - p)), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("architecture", ["ma", "fa", "fc", "ma_pairs"])
+def test_scan_equals_head_on_every_pair(architecture):
+    network = make(architecture, seed=3)
+    scene_states = states(batch=5, seed=7)
+    network({"state": states(), "goal": GOALS})  # builds the layers
+    embeddings = network.encoder(GOALS)  # [4, E]
+    scanned = network.scan(scene_states, embeddings).numpy()  # [5, 4]
+    assert scanned.shape == (5, 4)
+    tiled = network.head(tf.repeat(scene_states, 4, axis=0), tf.tile(embeddings, [5, 1]))
+    np.testing.assert_allclose(scanned, tiled.numpy().reshape(5, 4), atol=1e-5)

@@ -1,0 +1,164 @@
+"""Multi-seed reward-model studies and their report (`imagine-tf reward study | report`).
+
+The paper's two supervised experiments (REFERENCE_FACTS §5.4, §8):
+
+* **generalization** — MA, FA and FC on the one-object goals (191 train / 64 test), F1 on the
+  train goals, the test goals, the test goals without Type 2 ("flower", a word never heard in
+  training) and per generalization type;
+* **two_object** — MA-pairs on the Grasp goals (one- and two-object; Table 1: 11 one-object and
+  2 two-object test goals).
+
+`run_reward_study` trains one run per (architecture, seed) into ``<root_dir>/<arch>_s<seed>``
+with the supervised recipe, loading the dataset once; a run whose ``metrics.json`` exists is
+skipped, so a study resumes. `collect_study` reads every ``metrics.json`` under a directory and
+gives per-run rows and mean ± std per architecture; `plot_study` draws the bar chart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import time
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from imagine_tf.data.supervised import goal_set as goals_of_set
+from imagine_tf.data.supervised import load_supervised_data
+from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
+
+STUDIES = {"generalization": ("one_object", ("ma", "fa", "fc")), "two_object": ("grasp", ("ma_pairs",))}
+
+# (column name, path in metrics["summary"]) of the reported F1 values.
+COLUMNS = (
+    ("one_object_train", ("one_object", "train")),
+    ("one_object_test", ("one_object", "test")),
+    ("one_object_test_without_type_2", ("one_object", "test_without_type_2")),
+    *((f"type_{t}", ("per_type", str(t))) for t in range(1, 6)),
+    ("grasp_one_object_train", ("grasp_one_object", "train")),
+    ("grasp_one_object_test", ("grasp_one_object", "test")),
+    ("two_object_train", ("two_object", "train")),
+    ("two_object_test", ("two_object", "test")),
+)
+
+
+def run_reward_study(
+    dataset_dir: str | os.PathLike,
+    root_dir: str | os.PathLike,
+    study: str = "generalization",
+    seeds: Sequence[int] = (0, 1, 2),
+    architectures: Sequence[str] | None = None,
+    max_training_seconds: float | None = 600.0,
+    max_test_episodes: int | None = None,
+    progress: bool = True,
+) -> dict:
+    """Trains every (architecture, seed) of a study that has no metrics yet; returns the report."""
+    if study not in STUDIES:
+        raise ValueError(f"study must be one of {sorted(STUDIES)}, got {study!r}.")
+    goal_set, default_architectures = STUDIES[study]
+    data = load_supervised_data(dataset_dir, goals_of_set(goal_set), None, max_test_episodes)
+    root = pathlib.Path(root_dir)
+    for architecture in architectures or default_architectures:
+        for seed in seeds:
+            run_dir = root / f"{architecture}_s{seed}"
+            if (run_dir / "metrics.json").exists():
+                continue
+            config = TrainingConfig(architecture, seed=seed, max_training_seconds=max_training_seconds)
+            SupervisedTrainer(data, config, run_dir).train(progress=progress)
+    return collect_study(root)
+
+
+def _value(summary: dict, path: tuple[str, str]) -> float | None:
+    entry = summary.get(path[0], {}).get(path[1])
+    return None if entry is None else entry["f1"]
+
+
+def collect_study(root_dir: str | os.PathLike) -> dict:
+    """Rows per run and mean ± std per architecture from the ``metrics.json`` files under a dir."""
+    paths = sorted(pathlib.Path(root_dir).rglob("metrics.json"))
+    if not paths:
+        raise FileNotFoundError(f"No metrics.json under {root_dir}: run `imagine-tf reward study` first.")
+    runs = []
+    for path in paths:
+        metrics = json.loads(path.read_text())
+        runs.append(
+            {
+                "run": str(path.parent.relative_to(root_dir)),
+                "architecture": metrics["config"]["architecture"],
+                "seed": metrics["config"]["seed"],
+                "epochs": metrics["epochs"],
+                "training_seconds": metrics["training_seconds"],
+                "best_validation_f1": metrics["best_validation_f1"],
+                "test_states": metrics["test_states"],
+                **{name: _value(metrics["summary"], where) for name, where in COLUMNS},
+            }
+        )
+    return {"runs": runs, "mean_std": _aggregate(runs)}
+
+
+def _aggregate(runs: Iterable[dict]) -> dict:
+    by_architecture: dict[str, list[dict]] = {}
+    for run in runs:
+        by_architecture.setdefault(run["architecture"], []).append(run)
+    table = {}
+    for architecture, rows in by_architecture.items():
+        entry = {"seeds": len(rows)}
+        for name in [c for c, _ in COLUMNS] + ["training_seconds", "epochs"]:
+            values = np.array([r[name] for r in rows if r[name] is not None], dtype=float)
+            entry[name] = (
+                None if values.size == 0 else {"mean": float(values.mean()), "std": float(values.std())}
+            )
+        table[architecture] = entry
+    return table
+
+
+def format_study(report: dict, columns: Sequence[str] | None = None) -> str:
+    """A Markdown table, one row per architecture, mean ± std over seeds."""
+    columns = columns or [c for c, _ in COLUMNS]
+    lines = ["| arch | seeds | " + " | ".join(columns) + " | train s |",
+             "|---" * (len(columns) + 3) + "|"]  # fmt: skip
+    for architecture, entry in report["mean_std"].items():
+        cells = [
+            "–" if entry[c] is None else f"{entry[c]['mean']:.2f} ± {entry[c]['std']:.2f}" for c in columns
+        ]
+        seconds = entry["training_seconds"]
+        lines.append(f"| {architecture} | {entry['seeds']} | " + " | ".join(cells) + f" | {seconds['mean']:.0f} |")
+    return "\n".join(lines)
+
+
+def plot_study(report: dict, path: str | os.PathLike, columns: Sequence[str] | None = None) -> None:
+    """Grouped bar chart of mean F1 ± std per architecture (PNG, written atomically)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = report["mean_std"]
+    columns = columns or [c for c, _ in COLUMNS if any(e[c] is not None for e in table.values())]
+    width = 0.8 / max(len(table), 1)
+    figure, axes = plt.subplots(figsize=(max(6, 1.1 * len(columns)), 3.6))
+    for index, (architecture, entry) in enumerate(table.items()):
+        means = [entry[c]["mean"] if entry[c] else np.nan for c in columns]
+        stds = [entry[c]["std"] if entry[c] else 0.0 for c in columns]
+        positions = np.arange(len(columns)) + (index - (len(table) - 1) / 2) * width
+        axes.bar(positions, means, width, yerr=stds, capsize=2, label=f"{architecture} ({entry['seeds']} seeds)")
+    axes.set_xticks(np.arange(len(columns)), [c.replace("_", " ") for c in columns], rotation=30, ha="right")
+    axes.set_ylabel("F1 (test states)")
+    axes.set_ylim(0, 1.05)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    path = pathlib.Path(path)
+    temporary = path.with_name("tmp." + path.name)
+    figure.savefig(temporary, format="png", dpi=120)
+    plt.close(figure)
+    os.replace(temporary, path)
+
+
+def write_report(report: dict, path: str | os.PathLike, command: str) -> None:
+    """The report as JSON (with the command that made it and a timestamp), written atomically."""
+    path = pathlib.Path(path)
+    record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **report}
+    temporary = path.with_name("tmp." + path.name)
+    temporary.write_text(json.dumps(record, indent=1))
+    os.replace(temporary, path)
