@@ -12,6 +12,8 @@ import itertools
 
 import tensorflow as tf
 
+from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
+
 BODY_DIM = 3
 OBJECT_DIM = 39
 
@@ -65,3 +67,50 @@ def pair_inputs(state: tf.Tensor, num_objects: int, swap: bool = False) -> tf.Te
     return tf.concat(
         [body, tf.gather(objects, first, axis=1), tf.gather(objects, second, axis=1)], axis=-1
     )
+
+
+class DeepSetsTrunk(tf.keras.layers.Layer):
+    """The goal-conditioned body shared by the actor and the critic (REFERENCE_FACTS §6.1).
+
+    * ``ma``: x_i ⊙ σ(Dense(F)(g)) -> ReLU(Dense(H)) -> ReLU(Dense(latent)) per object (shared
+      weights), **sum over objects**, -> ReLU(Dense(H)). Any N: the sum has the latent width.
+    * ``fa``: s ⊙ σ(Dense(F)(g)) -> ReLU(Dense(H)) -> ReLU(Dense(H)).
+    * ``fc``: [s, g] -> ReLU(Dense(H)) -> ReLU(Dense(H)).
+
+    Inputs: ``(features, goal_embedding)``, features [B, N, F] (ma) or [B, F] (fa, fc) and
+    goal_embedding [B, E]. Output [B, H], to which the actor and critic add their output layer.
+
+    Args:
+      architecture: "ma", "fa" or "fc".
+      feature_dim: F, per-object (ma) or flat (fa) input width gated by the attention.
+      hidden_units: H (256).
+      latent_units: the MA latent width (the paper's N × dim(x_i)); unused by fa and fc.
+    """
+
+    def __init__(self, architecture: str, feature_dim: int, hidden_units: int = 256,
+                 latent_units: int | None = None, **kwargs):  # fmt: skip
+        super().__init__(**kwargs)
+        if architecture not in ("ma", "fa", "fc"):
+            raise ValueError(f"architecture must be 'ma', 'fa' or 'fc', got {architecture!r}.")
+        if architecture == "ma" and not latent_units:
+            raise ValueError("The MA trunk needs latent_units (N × per-object width).")
+        self.architecture = architecture
+        self.attention = None if architecture == "fc" else GatedAttention(feature_dim, name="attention")
+        second = latent_units if architecture == "ma" else hidden_units
+        self.layers_before_sum = [
+            he_uniform_dense(hidden_units, "relu", name="hidden_1"),
+            he_uniform_dense(second, "relu", name="hidden_2"),
+        ]
+        self.after_sum = he_uniform_dense(hidden_units, "relu", name="after_sum") if architecture == "ma" else None
+
+    def call(self, inputs):
+        features, goal_embedding = inputs
+        if self.attention is None:
+            features = tf.concat([features, goal_embedding], axis=-1)
+        else:
+            features = self.attention((features, goal_embedding))
+        for layer in self.layers_before_sum:
+            features = layer(features)
+        if self.after_sum is not None:
+            features = self.after_sum(tf.reduce_sum(features, axis=1))
+        return features
