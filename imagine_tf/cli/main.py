@@ -255,6 +255,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         architectures=args.arch,
         max_training_seconds=args.max_seconds,
         max_test_episodes=args.max_test_episodes,
+        validation_fraction=args.validation_fraction,
     )
     print(format_study(report))
     return 0
@@ -404,6 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     study.add_argument("--max-seconds", type=float, default=600.0, help="training budget per run")
     study.add_argument("--max-test-episodes", type=int, help="held-out episodes scored for F1")
+    study.add_argument("--validation-fraction", type=float, default=0.1,
+                       help="training episodes held out for early stopping")  # fmt: skip
     study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
     study.add_argument("--config", default="scripted_mixture", help="dataset config")
     study.add_argument("--data-dir", default="~/tensorflow_datasets")

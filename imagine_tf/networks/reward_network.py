@@ -28,7 +28,7 @@ from typing import Sequence
 
 import tensorflow as tf
 
-from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM, object_inputs, pair_inputs
+from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM, object_inputs, object_pairs, split_state
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 from imagine_tf.networks.or_network import OrNetwork
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
@@ -111,10 +111,43 @@ class RewardNetwork(tf.keras.Model):
         if self.architecture == "ma":
             return self._module(object_inputs(state, self.num_objects), goal_embedding)
         if self.architecture == "ma_pairs":
-            forward = self._module(pair_inputs(state, self.num_objects), goal_embedding)
-            backward = self._module(pair_inputs(state, self.num_objects, swap=True), goal_embedding)
-            return tf.maximum(forward, backward)
+            return self._pair_probabilities(state, self.attention.gate(goal_embedding), per_goal=False)
         raise ValueError(f"{self.architecture!r} has no modules.")
+
+    def _pair_probabilities(self, state: tf.Tensor, attention: tf.Tensor, per_goal: bool) -> tf.Tensor:
+        """max over both orders of σ(module(x_ij)): [B, P], or [S, G, P] if ``per_goal``.
+
+        The first layer of a pair module is linear in its three blocks: for x_ij = [body, obj_i,
+        obj_j], (x_ij ⊙ α) W = (body ⊙ α_b) W_b + (obj_i ⊙ α_1) W_1 + (obj_j ⊙ α_2) W_2. Each
+        object is projected once by W_1 and once by W_2, and the 2 C(N, 2) ordered pairs only
+        add projections: 2 N · 78 · H multiply-adds per (state, goal) instead of
+        2 C(N, 2) · 162 · H. ``attention`` α is [B, 162] (one goal per state) or, with
+        ``per_goal``, [G, 162] (every state with every goal, as `scan`).
+        """
+        if not self.hidden.built:
+            self.hidden.build((None, PAIR_INPUT_DIM))
+        body, objects = split_state(state, self.num_objects)  # [S, 6], [S, N, 78]
+        blocks = (slice(0, 2 * BODY_DIM), slice(2 * BODY_DIM, OBJECT_INPUT_DIM), slice(OBJECT_INPUT_DIM, None))
+        kernel = self.hidden.kernel  # [162, H]
+        if per_goal:  # one gated kernel per goal, [G, 162, H]
+            gated = attention[:, :, None] * kernel[None]
+            body_part = tf.einsum("sf,gfh->sgh", body, gated[:, blocks[0]])
+            first, second = (tf.einsum("snf,gfh->sgnh", objects, gated[:, block]) for block in blocks[1:])
+        else:
+            body_part = tf.matmul(body * attention[:, blocks[0]], kernel[blocks[0]])
+            first, second = (
+                tf.einsum("bnf,fh->bnh", objects * attention[:, None, block], kernel[block])
+                for block in blocks[1:]
+            )
+        i, j = (list(index) for index in zip(*object_pairs(self.num_objects)))
+        body_part = body_part[..., None, :] + self.hidden.bias
+        probabilities = [
+            tf.sigmoid(self.readout(tf.nn.relu(
+                body_part + tf.gather(first, a, axis=-2) + tf.gather(second, b, axis=-2)
+            ))[..., 0])
+            for a, b in ((i, j), (j, i))
+        ]  # fmt: skip
+        return tf.maximum(*probabilities)
 
     def call(self, inputs: dict) -> tf.Tensor:
         state = tf.convert_to_tensor(inputs["state"], tf.float32)
@@ -152,13 +185,12 @@ class RewardNetwork(tf.keras.Model):
             goal_part = tf.matmul(goal_embeddings, kernel[state_dim:]) + bias  # [G, H]
             hidden = tf.nn.relu(state_part[:, None, :] + goal_part[None, :, :])  # [S, G, H]
             return tf.sigmoid(self.readout(hidden)[..., 0])
+        if self.architecture == "ma_pairs":
+            attention = self.attention.gate(goal_embeddings)  # [G, 162]
+            probabilities = self._pair_probabilities(state, attention, per_goal=True)
+            return self._or_over_modules(probabilities)  # [S, G]
         if self.architecture == "ma":
             inputs = object_inputs(state, self.num_objects)  # [S, N, 84]
-        elif self.architecture == "ma_pairs":
-            inputs = tf.concat(  # both orders of every pair: [S, 2 P, 162]
-                [pair_inputs(state, self.num_objects), pair_inputs(state, self.num_objects, swap=True)],
-                axis=1,
-            )
         else:  # fa
             inputs = state[:, None, :]  # [S, 1, D]
         attention = self.attention.gate(goal_embeddings)  # [G, F]
@@ -167,12 +199,11 @@ class RewardNetwork(tf.keras.Model):
         module_logits = self.readout(hidden)[..., 0]  # [S, G, M]
         if self.architecture == "fa":
             return tf.sigmoid(module_logits[..., 0])
-        probabilities = tf.sigmoid(module_logits)
-        if self.architecture == "ma_pairs":
-            forward, backward = tf.split(probabilities, 2, axis=-1)
-            probabilities = tf.maximum(forward, backward)
-        num_modules = probabilities.shape[-1]
-        flat = tf.reshape(probabilities, [-1, num_modules])
+        return self._or_over_modules(tf.sigmoid(module_logits))
+
+    def _or_over_modules(self, probabilities: tf.Tensor) -> tf.Tensor:
+        """OR over the last axis of module probabilities [S, G, M] -> [S, G]."""
+        flat = tf.reshape(probabilities, [-1, probabilities.shape[-1]])
         return tf.reshape(self.or_network(flat), tf.shape(probabilities)[:2])
 
     def logits(self, inputs: dict) -> tf.Tensor:

@@ -51,9 +51,15 @@ def run_reward_study(
     architectures: Sequence[str] | None = None,
     max_training_seconds: float | None = 600.0,
     max_test_episodes: int | None = None,
+    validation_fraction: float = 0.1,
     progress: bool = True,
 ) -> dict:
-    """Trains every (architecture, seed) of a study that has no metrics yet; returns the report."""
+    """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
+
+    ``validation_fraction`` of the training episodes give the validation states scored after
+    every epoch for early stopping (a smaller fraction makes epochs cheaper: MA-pairs scores
+    2 C(N, 2) modules per pair).
+    """
     if study not in STUDIES:
         raise ValueError(f"study must be one of {sorted(STUDIES)}, got {study!r}.")
     goal_set, default_architectures = STUDIES[study]
@@ -64,7 +70,8 @@ def run_reward_study(
             run_dir = root / f"{architecture}_s{seed}"
             if (run_dir / "metrics.json").exists():
                 continue
-            config = TrainingConfig(architecture, seed=seed, max_training_seconds=max_training_seconds)
+            config = TrainingConfig(architecture, seed=seed, max_training_seconds=max_training_seconds,
+                                    validation_fraction=validation_fraction)  # fmt: skip
             SupervisedTrainer(data, config, run_dir).train(progress=progress)
     return collect_study(root)
 

@@ -149,3 +149,18 @@ def test_scan_equals_head_on_every_pair(architecture):
     assert scanned.shape == (5, 4)
     tiled = network.head(tf.repeat(scene_states, 4, axis=0), tf.tile(embeddings, [5, 1]))
     np.testing.assert_allclose(scanned, tiled.numpy().reshape(5, 4), atol=1e-5)
+
+
+def test_pair_modules_by_parts_equal_the_162_value_pair_inputs():
+    from imagine_tf.networks.deep_sets import pair_inputs
+
+    network = make("ma_pairs", num_objects=4, seed=5)
+    scene_states = states(num_objects=4)
+    network({"state": scene_states, "goal": GOALS})
+    embedding = network.encoder(GOALS)
+    direct = [
+        network._module(pair_inputs(scene_states, 4, swap=swap), embedding).numpy() for swap in (False, True)
+    ]
+    by_parts = network.module_probabilities({"state": scene_states, "goal": GOALS})
+    assert by_parts.shape == (4, 6)
+    np.testing.assert_allclose(by_parts, np.maximum(*direct), atol=1e-5)
