@@ -253,6 +253,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         study=args.study,
         seeds=args.seeds,
         architectures=args.arch,
+        max_epochs=args.max_epochs,
         max_training_seconds=args.max_seconds,
         max_test_episodes=args.max_test_episodes,
         validation_fraction=args.validation_fraction,
@@ -403,7 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--arch", nargs="+", choices=("ma", "fa", "fc", "ma_pairs"),
                        help="default: ma fa fc (generalization) or ma_pairs (two_object)")  # fmt: skip
     study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    study.add_argument("--max-seconds", type=float, default=600.0, help="training budget per run")
+    study.add_argument("--max-epochs", type=int, default=100, help="epochs of 200 batches per run")
+    study.add_argument("--max-seconds", type=float, help="training time budget per run")
     study.add_argument("--max-test-episodes", type=int, help="held-out episodes scored for F1")
     study.add_argument("--validation-fraction", type=float, default=0.1,
                        help="training episodes held out for early stopping")  # fmt: skip

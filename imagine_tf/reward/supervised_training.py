@@ -51,7 +51,7 @@ class TrainingConfig:
     hidden_units: int = 100
     validation_fraction: float = 0.1
     seed: int = 0
-    max_training_seconds: float | None = None  # stop after the epoch that exceeds it
+    max_training_seconds: float | None = None  # stop after the epoch that exceeds it (all sessions)
 
     @property
     def resolved_learning_rate(self) -> float:
@@ -171,12 +171,19 @@ class SupervisedTrainer:
         self.epoch = tf.Variable(0, dtype=tf.int64, name="epoch")
         self.best_f1 = tf.Variable(-1.0, dtype=tf.float64, name="best_f1")
         self.since_best = tf.Variable(0, dtype=tf.int64, name="epochs_since_best")
+        # Training time summed over every session of a resumed run; and when the best came.
+        self.training_seconds = tf.Variable(0.0, dtype=tf.float64, name="training_seconds")
+        self.best_epoch = tf.Variable(0, dtype=tf.int64, name="best_epoch")
+        self.seconds_to_best = tf.Variable(0.0, dtype=tf.float64, name="seconds_to_best")
         self.checkpoint = tf.train.Checkpoint(
             network=self.network,
             optimizer=self.optimizer,
             epoch=self.epoch,
             best_f1=self.best_f1,
             since_best=self.since_best,
+            training_seconds=self.training_seconds,
+            best_epoch=self.best_epoch,
+            seconds_to_best=self.seconds_to_best,
         )
         self.manager = tf.train.CheckpointManager(
             self.checkpoint, str(self.root_dir / "checkpoints"), max_to_keep=2
@@ -222,7 +229,6 @@ class SupervisedTrainer:
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
-        start_time = time.perf_counter()
         if self.manager.latest_checkpoint:
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
@@ -244,7 +250,7 @@ class SupervisedTrainer:
         )
         budget = config.max_training_seconds or math.inf
         while self.epoch < config.max_epochs and self.since_best < config.patience:
-            losses = []
+            epoch_start, losses = time.perf_counter(), []
             for _ in range(config.batches_per_epoch):
                 states, goal_ids, labels = next(batches)
                 losses.append(
@@ -252,9 +258,12 @@ class SupervisedTrainer:
                 )
             validation = self.validation_f1()
             self.epoch.assign_add(1)
+            self.training_seconds.assign_add(time.perf_counter() - epoch_start)
             if validation > self.best_f1:
                 self.best_f1.assign(validation)
                 self.since_best.assign(0)
+                self.best_epoch.assign(self.epoch)
+                self.seconds_to_best.assign(self.training_seconds)
                 self._save_weights(best_path)
             else:
                 self.since_best.assign_add(1)
@@ -264,14 +273,14 @@ class SupervisedTrainer:
             self.manager.save()
             bar.update(1)
             bar.set_postfix(loss=f"{np.mean(losses):.3f}", val_f1=f"{validation:.3f}")
-            if time.perf_counter() - start_time > budget:
+            if self.training_seconds > budget:
                 break
         bar.close()
         if best_path.exists():
             self.network.load_weights(str(best_path))
         if not evaluate_test:
             return {"epochs": int(self.epoch.numpy()), "best_validation_f1": float(self.best_f1.numpy())}
-        return self._write_metrics(time.perf_counter() - start_time)
+        return self._write_metrics()
 
     def _example_batch(self) -> dict:
         return {
@@ -284,7 +293,8 @@ class SupervisedTrainer:
         self.network.save_weights(str(temporary))
         os.replace(temporary, path)
 
-    def _write_metrics(self, seconds: float) -> dict:
+    def _write_metrics(self) -> dict:
+        evaluation_start = time.perf_counter()
         scores = score_matrix(self.network, self.data.test_states, self.goal_tokens)
         f1 = f1_per_goal(scores > 0.5, self.data.test_labels)
         metrics = {
@@ -292,7 +302,10 @@ class SupervisedTrainer:
             "learning_rate": self.config.resolved_learning_rate,
             "epochs": int(self.epoch.numpy()),
             "best_validation_f1": float(self.best_f1.numpy()),
-            "training_seconds": seconds,
+            "training_seconds": float(self.training_seconds.numpy()),
+            "best_epoch": int(self.best_epoch.numpy()),
+            "seconds_to_best": float(self.seconds_to_best.numpy()),
+            "test_scoring_seconds": time.perf_counter() - evaluation_start,
             "train_episodes": len(self.data.train_states),
             "test_states": len(self.data.test_states),
             "summary": summarize_f1(self.data, f1),

@@ -49,7 +49,8 @@ def run_reward_study(
     study: str = "generalization",
     seeds: Sequence[int] = (0, 1, 2),
     architectures: Sequence[str] | None = None,
-    max_training_seconds: float | None = 600.0,
+    max_epochs: int = 100,
+    max_training_seconds: float | None = None,
     max_test_episodes: int | None = None,
     validation_fraction: float = 0.1,
     progress: bool = True,
@@ -70,7 +71,8 @@ def run_reward_study(
             run_dir = root / f"{architecture}_s{seed}"
             if (run_dir / "metrics.json").exists():
                 continue
-            config = TrainingConfig(architecture, seed=seed, max_training_seconds=max_training_seconds,
+            config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs,
+                                    max_training_seconds=max_training_seconds,
                                     validation_fraction=validation_fraction)  # fmt: skip
             SupervisedTrainer(data, config, run_dir).train(progress=progress)
     return collect_study(root)
@@ -96,6 +98,8 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
                 "seed": metrics["config"]["seed"],
                 "epochs": metrics["epochs"],
                 "training_seconds": metrics["training_seconds"],
+                "best_epoch": metrics.get("best_epoch"),
+                "seconds_to_best": metrics.get("seconds_to_best"),
                 "best_validation_f1": metrics["best_validation_f1"],
                 "test_states": metrics["test_states"],
                 **{name: _value(metrics["summary"], where) for name, where in COLUMNS},
@@ -111,8 +115,8 @@ def _aggregate(runs: Iterable[dict]) -> dict:
     table = {}
     for architecture, rows in by_architecture.items():
         entry = {"seeds": len(rows)}
-        for name in [c for c, _ in COLUMNS] + ["training_seconds", "epochs"]:
-            values = np.array([r[name] for r in rows if r[name] is not None], dtype=float)
+        for name in [c for c, _ in COLUMNS] + ["training_seconds", "seconds_to_best", "epochs", "best_epoch"]:
+            values = np.array([r[name] for r in rows if r.get(name) is not None], dtype=float)
             entry[name] = (
                 None if values.size == 0 else {"mean": float(values.mean()), "std": float(values.std())}
             )
