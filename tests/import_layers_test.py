@@ -15,10 +15,11 @@ ALLOWED = {
     "networks": set(),
     "reward": {"networks", "language", "env", "data"},
     "data": {"env", "language", "policies"},
+    "agents": {"networks", "reward", "language"},
     "benchmarks": {"env", "language", "policies", "data", "training"},
-    "training": {"env", "language", "policies", "networks", "reward", "data"},
+    "training": {"env", "language", "policies", "networks", "reward", "data", "agents"},
     "tuning": {"language", "networks", "reward", "data", "training"},
-    "cli": {"env", "language", "policies", "networks", "reward", "data", "training", "tuning",
+    "cli": {"env", "language", "policies", "networks", "reward", "data", "training", "tuning", "agents",
             "benchmarks", "playground"},
 }
 
