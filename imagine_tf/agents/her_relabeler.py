@@ -1,0 +1,142 @@
+"""Hindsight relabelling with a goal scorer, fully tensorized (REFERENCE_FACTS §6.3).
+
+Per update, for B transitions and K = min(50, |G_d|) candidate goals (the same for the batch):
+
+1. one batched call scores every (transition, candidate) pair: bool [B, K] (`GoalScorer.scan`,
+   on s_t as the reference — "current" — or on s_{t+1} — "next", the usual convention);
+2. walking the transitions in order, the first ⌊ρ B⌋ (ρ = 0.5) that have a positive candidate
+   take a random positive candidate as their goal (r = 0);
+3. every other transition takes a random negative candidate (r = −1);
+4. a transition with no negative candidate (all K positive) and not taken in 2 keeps its own
+   goal, rewarded by the scorer (`GoalScorer.score`).
+
+The selection is masks, cumulative sums and arg-maxes of random keys: no Python loop over
+transitions, and it runs inside the `tf.function` of the update. Choice (documented): where the
+reference fills the last slots with *repeated* positive transitions given a negative goal, case
+4 keeps the transition's own goal instead (one output row per sampled transition); this only
+happens when all K candidates are positive for a transition. The batch is not reshuffled: the
+losses are means over the batch. Rewards are in {−1, 0}.
+
+Scorers: `LearnedRewardScorer` (the reward network, R > 0.5) and `OracleScorer` (the oracle's
+rules, through `tf.numpy_function`), for ablations and fast baselines: same code path.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+import numpy as np
+import tensorflow as tf
+
+from imagine_tf.language import oracle
+from imagine_tf.language.goal_table import GoalTable
+
+
+class GoalScorer(Protocol):
+    """Says which goals states achieve."""
+
+    def scan(self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
+        """bool [B, K]: states [B, D] × K goals (ids [K], embeddings [K, E])."""
+
+    def score(self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
+        """bool [B]: state i × goal i (ids [B], embeddings [B, E])."""
+
+
+class LearnedRewardScorer:
+    """The learned reward: achieved iff R(s, g) > threshold (0.5). Ids are not used."""
+
+    def __init__(self, reward_network, threshold: float = 0.5):
+        self.reward_network, self.threshold = reward_network, threshold
+
+    def scan(self, states, goal_ids, goal_embeddings):
+        return self.reward_network.scan(states, goal_embeddings) > self.threshold
+
+    def score(self, states, goal_ids, goal_embeddings):
+        return self.reward_network.head(states, goal_embeddings) > self.threshold
+
+
+class OracleScorer:
+    """The oracle's rules on goal ids of a goal table. Embeddings are not used."""
+
+    def __init__(self, goal_table: GoalTable):
+        self.goal_table = goal_table
+
+    def _achieved(self, states: np.ndarray) -> np.ndarray:
+        return oracle.achieved_matrix(states, self.goal_table)  # [B, G]
+
+    def scan(self, states, goal_ids, goal_embeddings):
+        def matrix(states, goal_ids):
+            return self._achieved(states)[:, goal_ids]
+
+        result = tf.numpy_function(matrix, [states, goal_ids], tf.bool)
+        return tf.ensure_shape(result, [states.shape[0], goal_ids.shape[0]])
+
+    def score(self, states, goal_ids, goal_embeddings):
+        def diagonal(states, goal_ids):
+            return oracle.achieved(states, self.goal_table, goal_ids)
+
+        result = tf.numpy_function(diagonal, [states, goal_ids], tf.bool)
+        return tf.ensure_shape(result, [states.shape[0]])
+
+
+class Relabelled(NamedTuple):
+    """The relabelled goals and rewards of B transitions (tensors; a nest, for tf.function).
+
+    Attributes:
+      goal_ids: int64 [B]; goal_embeddings: float32 [B, E]; rewards: float32 [B] in {−1, 0};
+      relabelled: bool [B], whether the goal is a candidate (False: the original goal kept).
+    """
+
+    goal_ids: tf.Tensor
+    goal_embeddings: tf.Tensor
+    rewards: tf.Tensor
+    relabelled: tf.Tensor
+
+
+class HerRelabeler:
+    """Relabels transitions with candidate goals, balanced to a ratio of positives.
+
+    Args:
+      scorer: a `GoalScorer`.
+      positive_ratio: ρ, the share of the batch relabelled with positive goals (0.5).
+      reward_on: "current" (R(s_t, g), the reference) or "next" (R(s_{t+1}, g)).
+      seed: seed of the random choices.
+    """
+
+    def __init__(self, scorer: GoalScorer, positive_ratio: float = 0.5, reward_on: str = "current",
+                 seed: int | None = None):  # fmt: skip
+        if reward_on not in ("current", "next"):
+            raise ValueError(f"reward_on must be 'current' or 'next', got {reward_on!r}.")
+        if not 0.0 <= positive_ratio <= 1.0:
+            raise ValueError(f"positive_ratio must be in [0, 1], got {positive_ratio}.")
+        self.scorer, self.positive_ratio, self.reward_on = scorer, positive_ratio, reward_on
+        self.generator = tf.random.Generator.from_seed(seed if seed is not None else np.random.randint(2**31))
+
+    def sample_candidates(self, num_goals: tf.Tensor, num_candidates: int = 50) -> tf.Tensor:
+        """K = min(num_candidates, num_goals) distinct goal ids in [0, num_goals), int64 [K]."""
+        keys = self.generator.uniform([num_goals])
+        return tf.cast(tf.argsort(keys)[:num_candidates], tf.int64)
+
+    def relabel(self, states, next_states, goal_ids, goal_embeddings, candidate_ids,
+                candidate_embeddings) -> Relabelled:  # fmt: skip
+        """Relabels B transitions (states [B, D], goals ids [B] / embeddings [B, E]) with K
+        candidates (ids [K], embeddings [K, E])."""
+        scored_states = states if self.reward_on == "current" else next_states
+        positive = self.scorer.scan(scored_states, candidate_ids, candidate_embeddings)  # [B, K]
+        batch_size = tf.shape(positive)[0]
+        wanted = tf.cast(tf.floor(self.positive_ratio * tf.cast(batch_size, tf.float32)), tf.int32)
+        has_positive = tf.reduce_any(positive, axis=1)
+        order = tf.cumsum(tf.cast(has_positive, tf.int32))  # 1-based rank among those with one
+        take_positive = has_positive & (order <= wanted)
+        take_negative = ~take_positive & tf.reduce_any(~positive, axis=1)
+        keys = self.generator.uniform(tf.shape(positive))
+        positive_pick = tf.argmax(tf.where(positive, keys, -1.0), axis=1)
+        negative_pick = tf.argmax(tf.where(positive, -1.0, keys), axis=1)
+        pick = tf.where(take_positive, positive_pick, negative_pick)
+        relabelled = take_positive | take_negative
+        new_ids = tf.where(relabelled, tf.gather(tf.cast(candidate_ids, tf.int64), pick), tf.cast(goal_ids, tf.int64))
+        new_embeddings = tf.where(relabelled[:, None], tf.gather(candidate_embeddings, pick), goal_embeddings)
+        kept_achieved = self.scorer.score(scored_states, tf.cast(goal_ids, tf.int64), goal_embeddings)
+        achieved = tf.where(relabelled, take_positive, kept_achieved)
+        rewards = tf.where(achieved, 0.0, -1.0)
+        return Relabelled(new_ids, new_embeddings, rewards, relabelled)
