@@ -257,9 +257,22 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         max_training_seconds=args.max_seconds,
         max_test_episodes=args.max_test_episodes,
         validation_fraction=args.validation_fraction,
+        command=_study_command(args),
     )
     print(format_study(report))
     return 0
+
+
+def _study_command(args: argparse.Namespace) -> str:
+    """The `reward study` command line of these arguments (one seed per run is recorded)."""
+    parts = ["imagine-tf reward study", f"--study {args.study}", f"--root-dir {args.root_dir}",
+             f"--max-epochs {args.max_epochs}", f"--validation-fraction {args.validation_fraction}"]  # fmt: skip
+    for flag, value in (("--arch", " ".join(args.arch or [])), ("--seeds", " ".join(map(str, args.seeds))),
+                        ("--max-seconds", args.max_seconds), ("--max-test-episodes", args.max_test_episodes),
+                        ("--threads", args.threads), ("--dataset-dir", args.dataset_dir)):  # fmt: skip
+        if value:
+            parts.append(f"{flag} {value}")
+    return " ".join(parts)
 
 
 def _reward_report_command(args: argparse.Namespace) -> int:

@@ -54,12 +54,14 @@ def run_reward_study(
     max_test_episodes: int | None = None,
     validation_fraction: float = 0.1,
     progress: bool = True,
+    command: str | None = None,
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
     ``validation_fraction`` of the training episodes give the validation states scored after
     every epoch for early stopping (a smaller fraction makes epochs cheaper: MA-pairs scores
-    2 C(N, 2) modules per pair).
+    2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
+    each run's ``command.txt`` (and in the report).
     """
     if study not in STUDIES:
         raise ValueError(f"study must be one of {sorted(STUDIES)}, got {study!r}.")
@@ -71,6 +73,9 @@ def run_reward_study(
             run_dir = root / f"{architecture}_s{seed}"
             if (run_dir / "metrics.json").exists():
                 continue
+            if command:
+                run_dir.mkdir(parents=True, exist_ok=True)
+                (run_dir / "command.txt").write_text(command + "\n")
             config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs,
                                     max_training_seconds=max_training_seconds,
                                     validation_fraction=validation_fraction)  # fmt: skip
@@ -91,6 +96,7 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
     runs = []
     for path in paths:
         metrics = json.loads(path.read_text())
+        command_file = path.parent / "command.txt"
         runs.append(
             {
                 "run": str(path.parent.relative_to(root_dir)),
@@ -103,6 +109,7 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
                 "best_validation_f1": metrics["best_validation_f1"],
                 "test_states": metrics["test_states"],
                 **{name: _value(metrics["summary"], where) for name, where in COLUMNS},
+                "command": command_file.read_text().strip() if command_file.exists() else None,
             }
         )
     return {"runs": runs, "mean_std": _aggregate(runs)}

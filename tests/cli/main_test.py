@@ -151,6 +151,7 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     report = json.loads(report_file.read_text())
     assert code == 0 and [r["seed"] for r in report["runs"]] == [0, 1]
     assert report["mean_std"]["fc"]["seeds"] == 2 and report["command"].startswith("imagine-tf reward report")
+    assert report["runs"][0]["command"].startswith("imagine-tf reward study --study generalization")
     assert plot_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, _, err = run(capsys, "reward", "report", "--root-dir", str(tmp_path / "empty"))
     assert code == 2 and "reward study" in err
