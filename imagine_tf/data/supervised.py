@@ -192,7 +192,7 @@ def training_batches(
             rows = rng.integers(0, len(labels), batch_size)
             goal_ids = columns[rng.integers(0, len(columns), batch_size)]
             yield data.train_states[rows], goal_ids, labels[rows, goal_ids].astype(np.float32)
-    positives, negatives = _grouped_rows(labels), _grouped_rows(~labels)
+    positives, negatives = grouped_rows(labels), grouped_rows(~labels)
     usable = allowed & (positives.count > 0) & (negatives.count > 0)
     columns = np.flatnonzero(usable)
     if columns.size == 0:
@@ -206,7 +206,7 @@ def training_batches(
 
 
 @dataclasses.dataclass
-class _GroupedRows:
+class GroupedRows:
     """The row indices where each column of a bool matrix is True, in CSR form."""
 
     rows: np.ndarray
@@ -220,8 +220,8 @@ class _GroupedRows:
         return self.rows[np.minimum(picked, len(self.rows) - 1)] if len(self.rows) else picked * 0
 
 
-def _grouped_rows(matrix: np.ndarray) -> _GroupedRows:
+def grouped_rows(matrix: np.ndarray) -> GroupedRows:
     columns, rows = np.nonzero(matrix.T)  # sorted by column
     count = np.bincount(columns, minlength=matrix.shape[1])
     start = np.concatenate([[0], np.cumsum(count)[:-1]])
-    return _GroupedRows(rows=rows, start=start, count=count)
+    return GroupedRows(rows=rows, start=start, count=count)
