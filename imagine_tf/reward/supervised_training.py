@@ -58,6 +58,27 @@ class TrainingConfig:
         return self.learning_rate or DEFAULT_LEARNING_RATE[self.architecture]
 
 
+def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optimizer) -> Callable:
+    """A compiled Adam step ``step(states [B, D], goal_tokens [G, L], goal_rows [B], labels [B])``.
+
+    The LSTM runs once over the G goal sentences and the batch gathers its rows of their
+    embeddings (G ≤ a few hundred goals instead of B = 512 examples); the loss is the binary
+    cross-entropy of the logits (`RewardNetwork.head_logits`). Returns the loss.
+    """
+
+    @tf.function(reduce_retracing=True)
+    def step(states, goal_tokens, goal_rows, labels):
+        with tf.GradientTape() as tape:
+            embeddings = network.encoder(goal_tokens)  # [G, E]
+            logits = network.head_logits(states, tf.gather(embeddings, goal_rows))
+            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels, logits))
+        variables = network.trainable_variables
+        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss
+
+    return step
+
+
 def f1_per_goal(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """F1 of each column, float [G] (NaN where a goal has no positive label)."""
     predicted, labels = predicted.astype(bool), labels.astype(bool)
@@ -202,16 +223,11 @@ class SupervisedTrainer:
             train_labels=self.data.train_labels[~validation],
         )
 
-    @tf.function(reduce_retracing=True)
     def _train_step(self, states, goal_rows, labels):
         """One Adam step on states [B, D], rows of `_train_goal_tokens` [B], labels [B]."""
-        with tf.GradientTape() as tape:
-            embeddings = self.network.encoder(self._train_goal_tokens)  # [G_train, E]
-            logits = self.network.head_logits(states, tf.gather(embeddings, goal_rows))
-            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels, logits))
-        variables = self.network.trainable_variables
-        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
-        return loss
+        if not hasattr(self, "_step"):
+            self._step = make_train_step(self.network, self.optimizer)
+        return self._step(states, self._train_goal_tokens, goal_rows, labels)
 
     def validation_f1(self) -> float:
         """Mean F1 over training goals on the validation states."""

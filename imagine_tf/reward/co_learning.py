@@ -1,0 +1,83 @@
+"""Reward-model updates during RL, from the reward memory (REFERENCE_FACTS §5.3).
+
+An update: hold out the most recent min(n_new, 120) final states; train up to 100 "epochs" of
+200 balanced batches of 512 (`RewardMemory.batches`); after each epoch measure the mean per-goal
+F1 on the held-out states (a goal without positives there counts 0, as the reference's NaN → 0);
+keep the best weights; stop after 15 epochs without improvement and restore the best. Adam's
+state persists across updates (one optimizer for the whole run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.reward_memory import RewardMemory
+from imagine_tf.reward.supervised_training import f1_per_goal, make_train_step, score_matrix
+
+
+@dataclasses.dataclass(frozen=True)
+class CoLearningConfig:
+    """Hyperparameters of one reward update (defaults: §5.3)."""
+
+    batch_size: int = 512
+    batches_per_epoch: int = 200
+    max_epochs: int = 100
+    patience: int = 15
+    positive_ratio: float = 0.2
+    max_held_out: int = 120
+    learning_rate: float = 1e-3
+
+
+class CoLearnedReward:
+    """Trains a `RewardNetwork` from a `RewardMemory`, update after update.
+
+    Args:
+      network: the reward network (trained in place).
+      config: the update's hyperparameters.
+    """
+
+    def __init__(self, network: RewardNetwork, config: CoLearningConfig = CoLearningConfig()):
+        self.network, self.config = network, config
+        self.optimizer = tf.keras.optimizers.Adam(config.learning_rate)
+        self._step = make_train_step(network, self.optimizer)
+
+    def held_out_f1(self, states: np.ndarray, labels: np.ndarray, goal_tokens: np.ndarray) -> float:
+        """Mean per-goal F1 (no positive: 0) of states [S, D] against labels bool [S, G]."""
+        if len(states) == 0:
+            return 0.0
+        f1 = f1_per_goal(score_matrix(self.network, states, goal_tokens) > 0.5, labels)
+        return float(np.mean(np.nan_to_num(f1, nan=0.0)))
+
+    def update(self, memory: RewardMemory, goal_tokens: np.ndarray, num_new: int) -> dict:
+        """One update on the memory; ``goal_tokens`` int [G_d, L] of the discovered goals.
+
+        Returns {"epochs", "held_out_f1" (best), "seconds", "held_out_states"}.
+        """
+        start, config = time.perf_counter(), self.config
+        num_goals = len(goal_tokens)
+        held_out = memory.held_out_rows(num_new, config.max_held_out)
+        held_states = memory.states[held_out]
+        held_labels = memory.positives[held_out, :num_goals]
+        tokens = tf.constant(goal_tokens)
+        batches = memory.batches(config.batch_size, config.positive_ratio, exclude_rows=held_out)
+        best_f1, best_weights, since_best, epoch = -1.0, None, 0, 0
+        while epoch < config.max_epochs and since_best < config.patience:
+            for _ in range(config.batches_per_epoch):
+                states, goal_ids, labels = next(batches)
+                if len(goal_ids):
+                    self._step(states, tokens, goal_ids, labels)
+            epoch += 1
+            f1 = self.held_out_f1(held_states, held_labels, goal_tokens)
+            if f1 > best_f1:
+                best_f1, best_weights, since_best = f1, self.network.get_weights(), 0
+            else:
+                since_best += 1
+        if best_weights is not None:
+            self.network.set_weights(best_weights)
+        return {"epochs": epoch, "held_out_f1": best_f1, "seconds": time.perf_counter() - start,
+                "held_out_states": int(len(held_out))}  # fmt: skip
