@@ -59,7 +59,8 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
             target_update_period=target_update_period,
             td_errors_loss_fn=common.element_wise_squared_loss,
             gamma=gamma,
-            train_step_counter=train_step_counter,
+            # Its own counter, not TF's global step (shared by every agent of the process).
+            train_step_counter=train_step_counter or tf.Variable(0, dtype=tf.int64, name="train_step"),
             name=name,
         )
         self._action_l2 = float(action_l2)

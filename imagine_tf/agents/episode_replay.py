@@ -158,7 +158,7 @@ class EpisodeReplay:
             "goal_ids": self.goal_ids[used], "goal_embeddings": self.goal_embeddings[used],
             "achieved": self.achieved[used], "next_index": np.int64(self.next_index),
             "episodes_added": np.int64(self.episodes_added),
-            "rng_state": np.frombuffer(repr(self.rng.bit_generator.state).encode(), np.uint8),
+            "rng_state": encode_rng_state(self.rng),
         }  # fmt: skip
 
     def load_state_dict(self, state: dict) -> None:
@@ -170,5 +170,15 @@ class EpisodeReplay:
             getattr(self, name)[:size] = state[name]
         self.size, self.next_index = size, int(state["next_index"])
         self.episodes_added = int(state["episodes_added"])
-        self.rng.bit_generator.state = ast.literal_eval(bytes(state["rng_state"]).decode())
+        decode_rng_state(self.rng, state["rng_state"])
         self._index_goals()
+
+
+def encode_rng_state(rng: np.random.Generator) -> np.ndarray:
+    """A numpy Generator's state as bytes (uint8 array), for npz checkpoints."""
+    return np.frombuffer(repr(rng.bit_generator.state).encode(), np.uint8)
+
+
+def decode_rng_state(rng: np.random.Generator, encoded: np.ndarray) -> None:
+    """Restores what `encode_rng_state` wrote."""
+    rng.bit_generator.state = ast.literal_eval(bytes(encoded).decode())

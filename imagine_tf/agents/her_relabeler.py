@@ -72,8 +72,9 @@ class OracleScorer:
         return tf.ensure_shape(result, [states.shape[0], goal_ids.shape[0]])
 
     def score(self, states, goal_ids, goal_embeddings):
-        def diagonal(states, goal_ids):
-            return oracle.achieved(states, self.goal_table, goal_ids)
+        def diagonal(states, goal_ids):  # a negative id (no goal yet) is never achieved
+            known = goal_ids >= 0
+            return oracle.achieved(states, self.goal_table, np.where(known, goal_ids, 0)) & known
 
         result = tf.numpy_function(diagonal, [states, goal_ids], tf.bool)
         return tf.ensure_shape(result, [states.shape[0]])

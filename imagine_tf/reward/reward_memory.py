@@ -58,6 +58,19 @@ class RewardMemory:
         self.size = min(self.size + count, self.capacity)
         self.states_added += count
 
+    def state_dict(self) -> dict:
+        used = slice(0, self.size)
+        return {"states": self.states[used], "positives": self.positives[used],
+                "negatives": self.negatives[used], "added_at": self.added_at[used],
+                "counters": np.array([self.next_row, self.states_added])}  # fmt: skip
+
+    def load_state_dict(self, state: dict) -> None:
+        size = len(state["states"])
+        for name in ("states", "positives", "negatives", "added_at"):
+            getattr(self, name)[:size] = state[name]
+        self.size = size
+        self.next_row, self.states_added = (int(x) for x in state["counters"])
+
     def held_out_rows(self, num_new: int, max_held_out: int = 120) -> np.ndarray:
         """Rows of the most recent min(num_new, max_held_out) states."""
         count = min(num_new, max_held_out, self.size)

@@ -1,0 +1,346 @@
+"""The IMAGINE co-training loop, read top to bottom (REFERENCE_FACTS §5.3, §6.2–6.5, §7).
+
+Per epoch, ``cycles_per_epoch`` (50) cycles, each:
+
+1. targets: uniform among the discovered goals (the placeholder before any discovery: a
+   random N(0, 1) embedding);
+2. collect ``episodes_per_cycle`` (12 = the reference's 6 workers × 2) episodes in one batched
+   environment, exploring (noise-free with probability 0.1: "exploit" cycles);
+3. the social partner describes the final states; new training goals are discovered;
+4. the final states go to the reward memory, the episodes to the replay;
+5. from epoch 1 on, ``updates_per_cycle`` (50) DDPG updates, each on ``batch_size`` (256)
+   transitions relabelled over 50 candidate goals by the learned (or oracle) reward, in one
+   `tf.function`; the targets move once per cycle (polyak 0.95, period 50).
+
+Then, every ``reward_update_every`` (2) epochs starting at epoch 0, the reward model is updated
+from its memory, the goal-embedding table recomputed and the encoder copied into the actor and
+critic; then the noise-free policy is evaluated on every training and test goal once (oracle
+on s_T) and the epoch is logged (TensorBoard, ``progress.jsonl``, progress bar) and
+checkpointed.
+
+The reference's 6 MPI workers summed their gradients: an effective batch of 6 × 256 = 1,536.
+This loop is one process; its default batch is 256 (the per-worker batch), configurable.
+
+Goal conditioning: the replay stores each episode's goal embedding at collection time; relabelled
+goals use the current table (as the reference). The policy networks read embeddings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import shutil
+import time
+
+import gin
+import numpy as np
+import tensorflow as tf
+from tf_agents.policies import actor_policy
+from tf_agents.specs import tensor_spec
+from tf_agents.trajectories import policy_step, time_step as ts, trajectory
+
+from imagine_tf.agents.ddpg_agent import ImagineDdpgAgent
+from imagine_tf.agents.episode_replay import EpisodeReplay, decode_rng_state, encode_rng_state
+from imagine_tf.agents.goal_sampler import DiscoveredGoals
+from imagine_tf.agents.her_relabeler import HerRelabeler, LearnedRewardScorer, OracleScorer
+from imagine_tf.env.config import PlaygroundConfig
+from imagine_tf.env.observation import observation_dim, step_dim
+from imagine_tf.env.playground_env import PlaygroundEnv
+from imagine_tf.language import grammar, oracle
+from imagine_tf.language.goal_source import GoalCatalog
+from imagine_tf.language.goal_table import GoalTable
+from imagine_tf.language.social_partner import SocialPartner
+from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.networks.actor_network import ActorNetwork
+from imagine_tf.networks.critic_network import CriticNetwork
+from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
+from imagine_tf.reward.reward_memory import RewardMemory
+from imagine_tf.training.collection import EpisodeCollector
+
+EMBEDDING_UNITS = 100
+
+
+@gin.configurable
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """What a run does (defaults: the reference's, REFERENCE_FACTS §6)."""
+
+    architecture: str = "ma"  # policy: ma | fa | fc
+    reward_architecture: str = "ma"
+    reward: str = "learned"  # learned | oracle (relabelling rewards)
+    num_objects: int = 3
+    episodes_per_cycle: int = 12
+    cycles_per_epoch: int = 50
+    updates_per_cycle: int = 50
+    batch_size: int = 256
+    num_candidates: int = 50
+    exploit_probability: float = 0.1
+    reward_update_every: int = 2
+    reward_batches_per_epoch: int = 200
+    reward_max_epochs: int = 100
+    reward_patience: int = 15
+    replay_capacity: int = 50_000  # episodes
+    memory_capacity: int = 50_000  # final states
+    seed: int = 0
+
+
+class ImagineTrainer:
+    """One co-training run in ``root_dir``: resumes from its last checkpoint if there is one.
+
+    Args:
+      config: the run's configuration.
+      root_dir: checkpoints, TensorBoard summaries, ``progress.jsonl``, ``config.json``.
+    """
+
+    def __init__(self, config: TrainConfig, root_dir: str | os.PathLike):
+        if config.reward not in ("learned", "oracle"):
+            raise ValueError(f"reward must be 'learned' or 'oracle', got {config.reward!r}.")
+        self.config, self.root_dir = config, pathlib.Path(root_dir)
+        tf.keras.utils.set_random_seed(config.seed)
+        self.rng = np.random.default_rng(config.seed)
+        self.vocabulary = Vocabulary.default()
+        self.partner = SocialPartner()
+        self.goals = DiscoveredGoals(self.partner.goals)
+        num_goals = len(self.partner.goals)
+        self.env = PlaygroundEnv(GoalCatalog("train", vocabulary=self.vocabulary),
+                                 PlaygroundConfig(num_objects=config.num_objects),
+                                 batch_size=config.episodes_per_cycle, seed=config.seed)  # fmt: skip
+        state_dim = observation_dim(config.num_objects)
+        self.replay = EpisodeReplay(config.replay_capacity, self.env.config.episode_length,
+                                    step_dim(config.num_objects), embedding_dim=EMBEDDING_UNITS,
+                                    max_goals=num_goals, seed=config.seed)  # fmt: skip
+        self.memory = RewardMemory(config.memory_capacity, state_dim, num_goals, seed=config.seed)
+        self.reward_network = RewardNetwork(config.reward_architecture, self.vocabulary.words[1:],
+                                            self.vocabulary.max_length, config.num_objects)  # fmt: skip
+        self.reward_network({"state": tf.zeros([1, state_dim]), "goal": tf.zeros([1, 4], tf.int64)})
+        self.reward_learner = CoLearnedReward(self.reward_network, CoLearningConfig(
+            batches_per_epoch=config.reward_batches_per_epoch, max_epochs=config.reward_max_epochs,
+            patience=config.reward_patience))  # fmt: skip
+        self.embedding_table = tf.Variable(tf.zeros([num_goals, EMBEDDING_UNITS]), trainable=False)
+        self.agent = self._make_agent(state_dim)
+        self.collector = EpisodeCollector(self.env, self.agent.collect_policy, self.agent.policy)
+        if config.reward == "oracle":
+            self.scorer = OracleScorer(GoalTable.from_sentences(["Go left"]))  # refreshed on discovery
+        else:
+            self.scorer = LearnedRewardScorer(self.reward_network)
+        self.relabeler = HerRelabeler(self.scorer, seed=config.seed)
+        self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
+        self.checkpoint = tf.train.Checkpoint(
+            agent=self.agent, reward_network=self.reward_network,
+            reward_optimizer=self.reward_learner.optimizer, embedding_table=self.embedding_table,
+            epoch=self.epoch, relabeler_generator=self.relabeler.generator)  # fmt: skip
+        self._update = tf.function(self._update_step)
+        self._evaluators: dict = {}
+
+    # -- construction ------------------------------------------------------------------------
+    def _make_agent(self, state_dim: int) -> ImagineDdpgAgent:
+        observation_spec = {
+            "state": tf.TensorSpec([state_dim], tf.float32, "state"),
+            "goal": tf.TensorSpec([EMBEDDING_UNITS], tf.float32, "goal"),
+        }
+        action_spec = tensor_spec.BoundedTensorSpec([3], tf.float32, -1.0, 1.0, "action")
+        words, length = self.vocabulary.words[1:], self.vocabulary.max_length
+        architecture = self.config.architecture
+        agent = ImagineDdpgAgent(
+            ts.time_step_spec(observation_spec), action_spec,
+            ActorNetwork(observation_spec, action_spec, architecture, words, length),
+            CriticNetwork((observation_spec, action_spec), architecture, words, length),
+            seed=self.config.seed)  # fmt: skip
+        agent.initialize()
+        return agent
+
+    # -- one update --------------------------------------------------------------------------
+    def _update_step(self, states, next_states, actions, goal_ids, goal_embeddings, num_goals):
+        """Relabel B transitions over K candidates and take one DDPG step (one tf.function)."""
+        candidates = self.relabeler.sample_candidates(num_goals, self.config.num_candidates)
+        relabelled = self.relabeler.relabel(states, next_states, goal_ids, goal_embeddings, candidates,
+                                            tf.gather(self.embedding_table, candidates))  # fmt: skip
+        batch = tf.shape(states)[0]
+
+        def time_step(state, reward):
+            observation = {"state": state, "goal": relabelled.goal_embeddings}
+            return ts.TimeStep(tf.fill([batch], ts.StepType.MID), reward, tf.ones([batch]), observation)
+
+        experience = trajectory.Transition(
+            time_step(states, tf.zeros([batch])), policy_step.PolicyStep(actions, (), ()),
+            time_step(next_states, relabelled.rewards))  # fmt: skip
+        loss = self.agent.train(experience).loss
+        return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
+
+    # -- the loop ------------------------------------------------------------------------------
+    def train(self, num_epochs: int, progress: bool = True) -> list[dict]:
+        """Runs (or resumes) until ``num_epochs`` epochs are done; returns this session's logs."""
+        from tqdm import tqdm
+
+        self.root_dir.mkdir(parents=True, exist_ok=True)
+        self.restore()
+        (self.root_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.config), indent=1))
+        writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
+        logs = []
+        bar = tqdm(total=num_epochs, initial=int(self.epoch.numpy()), desc="imagine", unit="epoch",
+                   disable=not progress)  # fmt: skip
+        while int(self.epoch.numpy()) < num_epochs:
+            record = self.train_epoch()
+            logs.append(record)
+            with writer.as_default(step=record["epoch"]):
+                for key, value in record.items():
+                    if isinstance(value, (int, float)) and key != "epoch":
+                        tf.summary.scalar(key.replace("_", "/", 1), value)
+            with open(self.root_dir / "progress.jsonl", "a") as stream:
+                stream.write(json.dumps(record) + "\n")
+            self.save()
+            bar.update(1)
+            bar.set_postfix(train_sr=f"{record['eval_train_success']:.2f}", goals=record["discovered_goals"])
+        bar.close()
+        return logs
+
+    def train_epoch(self) -> dict:
+        """One epoch: cycles, reward update, evaluation. Returns the epoch's record."""
+        config, epoch = self.config, int(self.epoch.numpy())
+        timings = dict.fromkeys(("collection", "partner", "updates", "reward", "evaluation"), 0.0)
+        losses, positive_shares, new_states = [], [], 0
+        for _ in range(config.cycles_per_epoch):
+            start = time.perf_counter()
+            goals, goal_ids, embeddings = self._targets()
+            explore = self.rng.random() >= config.exploit_probability
+            episodes = self.collector.collect(goals, embeddings, explore=explore)
+            timings["collection"] += time.perf_counter() - start
+            start = time.perf_counter()
+            self._observe(episodes, goal_ids, embeddings)
+            new_states += len(goals)
+            timings["partner"] += time.perf_counter() - start
+            start = time.perf_counter()
+            if len(self.goals) and (epoch > 0 or config.reward == "oracle"):
+                for _ in range(config.updates_per_cycle):
+                    batch = self.replay.sample(config.batch_size)
+                    loss, positives = self._update(batch.states, batch.next_states, batch.actions,
+                                                   batch.goal_ids, batch.goal_embeddings,
+                                                   tf.constant(len(self.goals)))  # fmt: skip
+                    losses.append(float(loss))
+                    positive_shares.append(float(positives))
+            timings["updates"] += time.perf_counter() - start
+        start = time.perf_counter()
+        reward_report = {}
+        if config.reward == "learned" and epoch % config.reward_update_every == 0 and len(self.goals):
+            reward_report = self.reward_learner.update(self.memory, self._goal_tokens(), new_states)
+            self._refresh_goal_embeddings()
+        timings["reward"] = time.perf_counter() - start
+        start = time.perf_counter()
+        train_success = self.evaluate(grammar.train_goals())
+        test_success = self.evaluate(grammar.test_goals())
+        timings["evaluation"] = time.perf_counter() - start
+        self.epoch.assign_add(1)
+        return {
+            "epoch": epoch + 1,
+            "episodes": self.replay.episodes_added,
+            "discovered_goals": len(self.goals),
+            "updates": int(self.agent.train_step_counter.numpy()),
+            "loss": float(np.mean(losses)) if losses else None,
+            "relabel_positive_share": float(np.mean(positive_shares)) if positive_shares else None,
+            "reward_epochs": reward_report.get("epochs"),
+            "reward_held_out_f1": reward_report.get("held_out_f1"),
+            "eval_train_success": float(np.mean(list(train_success.values()))),
+            "eval_test_success": float(np.mean(list(test_success.values()))),
+            **{f"seconds_{name}": round(value, 3) for name, value in timings.items()},
+        }
+
+    def _targets(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Sentences, ids (−1: placeholder) and embeddings of this cycle's target goals."""
+        count = self.config.episodes_per_cycle
+        ids = self.goals.sample(self.rng, count)
+        if ids is None:  # nothing discovered: the env draws goals, the policy gets noise
+            sentences = [self.goals.partner_goals[i] for i in self.rng.integers(0, len(self.goals.partner_goals), count)]
+            return sentences, np.full(count, -1), self.rng.standard_normal((count, EMBEDDING_UNITS)).astype(np.float32)
+        sentences = [self.goals.sentences[i] for i in ids]
+        return sentences, ids, self.embedding_table.numpy()[ids]
+
+    def _observe(self, episodes, goal_ids: np.ndarray, embeddings: np.ndarray) -> None:
+        """Partner feedback on s_T: discovery, reward memory, replay."""
+        descriptions = self.partner.describe_matrix(episodes.final_states)
+        if self.goals.discover(descriptions).size:
+            self._refresh_goal_embeddings()
+        achieved = self.goals.achieved(descriptions)
+        self.memory.add(episodes.final_states, achieved)
+        self.replay.add(episodes.states, episodes.actions, goal_ids, embeddings, achieved)
+
+    def _goal_tokens(self) -> np.ndarray:
+        return self.vocabulary.encode(self.goals.sentences)
+
+    def _refresh_goal_embeddings(self) -> None:
+        """Embeddings of the discovered goals from the reward model's encoder; the encoder into the agent."""
+        if isinstance(self.scorer, OracleScorer):
+            self.scorer.goal_table = GoalTable.from_sentences(self.goals.sentences)
+        embeddings = self.reward_network.encoder(tf.constant(self._goal_tokens()))
+        self.embedding_table[: len(self.goals)].assign(embeddings)
+        self.agent.set_goal_encoder(self.reward_network.encoder)
+
+    # -- evaluation --------------------------------------------------------------------------
+    def evaluate(self, goals, repetitions: int = 1, seed: int = 12345) -> dict[str, float]:
+        """Success rate per goal of the noise-free policy, judged by the oracle on s_T."""
+        goals = [g for g in goals for _ in range(repetitions)]
+        key = (tuple(goals), seed)
+        if key not in self._evaluators:  # one environment and compiled policy per goal list
+            env = PlaygroundEnv(GoalCatalog("all", vocabulary=self.vocabulary),
+                                PlaygroundConfig(num_objects=self.config.num_objects),
+                                batch_size=len(goals), seed=seed)  # fmt: skip
+            policy = actor_policy.ActorPolicy(self.agent.time_step_spec, self.agent.action_spec,
+                                              self.agent._actor_network, clip=True)  # fmt: skip
+            self._evaluators[key] = EpisodeCollector(env, policy, policy)
+        collector = self._evaluators[key]
+        collector.env.seed(seed)  # the same scenes at every evaluation
+        embeddings = self.reward_network.encoder(tf.constant(self.vocabulary.encode(goals))).numpy()
+        episodes = collector.collect(goals, embeddings, explore=False)
+        table = GoalTable.from_sentences(goals)
+        success = oracle.achieved(episodes.final_states, table, table.index(goals))
+        per_goal: dict[str, list[bool]] = {}
+        for goal, value in zip(goals, success):
+            per_goal.setdefault(goal, []).append(bool(value))
+        return {goal: float(np.mean(values)) for goal, values in per_goal.items()}
+
+    # -- checkpoints ---------------------------------------------------------------------------
+    def save(self) -> None:
+        """Writes the TF state and the numpy state atomically into ``checkpoint/`` (one kept)."""
+        final = self.root_dir / "checkpoint"
+        temporary = self.root_dir / "checkpoint.tmp"
+        shutil.rmtree(temporary, ignore_errors=True)
+        temporary.mkdir(parents=True)
+        self.checkpoint.write(str(temporary / "tf"))
+        np.savez(temporary / "state.npz", **self._numpy_state())
+        previous = self.root_dir / "checkpoint.old"
+        shutil.rmtree(previous, ignore_errors=True)
+        if final.exists():
+            os.replace(final, previous)
+        os.replace(temporary, final)
+        shutil.rmtree(previous, ignore_errors=True)
+
+    def _numpy_state(self) -> dict:
+        state = {f"replay_{k}": v for k, v in self.replay.state_dict().items()}
+        state.update({f"goals_{k}": v for k, v in self.goals.state_dict().items()})
+        state.update({f"memory_{k}": v for k, v in self.memory.state_dict().items()})
+        state["rng_state"] = encode_rng_state(self.rng)
+        return state
+
+    def restore(self) -> bool:
+        """Restores the last checkpoint if there is one (an interrupted save falls back to the old)."""
+        for name in ("checkpoint", "checkpoint.old"):
+            directory = self.root_dir / name
+            if (directory / "state.npz").exists():
+                self.checkpoint.read(str(directory / "tf")).assert_existing_objects_matched()
+                self._load_numpy_state(dict(np.load(directory / "state.npz", allow_pickle=True)))
+                return True
+        return False
+
+    def _load_numpy_state(self, state: dict) -> None:
+        def part(prefix):
+            return {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+
+        self.replay.load_state_dict(part("replay_"))
+        self.goals.load_state_dict(part("goals_"))
+        self.memory.load_state_dict(part("memory_"))
+        decode_rng_state(self.rng, state["rng_state"])
+        if isinstance(self.scorer, OracleScorer) and len(self.goals):
+            self.scorer.goal_table = GoalTable.from_sentences(self.goals.sentences)
+        self.agent.set_goal_encoder(self.reward_network.encoder)

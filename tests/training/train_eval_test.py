@@ -1,0 +1,36 @@
+"""The co-training loop: tiny runs with the oracle and the learned reward, logs, resume."""
+
+import json
+
+import numpy as np
+import pytest
+
+from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+
+TINY = dict(episodes_per_cycle=4, cycles_per_epoch=3, updates_per_cycle=2, batch_size=16, num_candidates=5,
+            reward_batches_per_epoch=3, reward_max_epochs=2, replay_capacity=100, memory_capacity=100)  # fmt: skip
+
+
+@pytest.mark.parametrize("reward", ["oracle", "learned"])
+def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
+    config = TrainConfig(architecture="ma", reward=reward, **TINY)
+    trainer = ImagineTrainer(config, tmp_path)
+    logs = trainer.train(num_epochs=2, progress=False)
+    assert [r["epoch"] for r in logs] == [1, 2]
+    lines = [json.loads(x) for x in (tmp_path / "progress.jsonl").read_text().splitlines()]
+    assert lines == logs
+    last = logs[-1]
+    assert last["episodes"] == 2 * 3 * 4 and last["discovered_goals"] > 0
+    expected_updates = (2 if reward == "oracle" else 1) * 3 * 2  # learned: no policy update in epoch 0
+    assert last["updates"] == expected_updates
+    assert 0.0 <= last["eval_train_success"] <= 1.0 and last["seconds_collection"] > 0
+    if reward == "learned":
+        assert logs[0]["reward_epochs"] == 2  # the reward model is updated at the end of epoch 0
+    # A new trainer on the same directory continues where the first one stopped.
+    resumed = ImagineTrainer(config, tmp_path)
+    more = resumed.train(num_epochs=3, progress=False)
+    assert [r["epoch"] for r in more] == [3]
+    assert resumed.replay.episodes_added == 3 * 3 * 4
+    assert resumed.goals.sentences[: len(trainer.goals)] == trainer.goals.sentences
+    np.testing.assert_array_equal(resumed.memory.states[:24], trainer.memory.states[:24])
+    assert more[0]["updates"] == expected_updates + 3 * 2
