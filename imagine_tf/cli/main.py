@@ -291,6 +291,26 @@ def _reward_report_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training import train_eval
+
+    _parse_gin(args, train_eval)
+    logs = train_eval.train_eval(args.root_dir, **({"num_epochs": args.num_epochs} if args.num_epochs else {}))
+    print(json.dumps(logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1))
+    return 0
+
+
+def _eval_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training.train_eval import evaluate_run
+
+    try:
+        result = evaluate_run(args.root_dir, args.repetitions, args.num_objects, args.seed)
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    print(json.dumps({k: v for k, v in result.items() if k != "per_goal"}, indent=1))
+    return 0
+
+
 def _prepared_dataset(args: argparse.Namespace):
     import pathlib
 
@@ -448,6 +468,19 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--seed", type=int, default=0)
     tune.add_argument("--goal-set", choices=GOAL_SETS, default="one_object")
     tune.set_defaults(run=_reward_tune_command)
+
+    train_parser = commands.add_parser("train", help="IMAGINE co-training: DDPG + learned reward (resumes)")
+    train_parser.add_argument("--root-dir", required=True, help="run directory (resumes if it exists)")
+    train_parser.add_argument("--num-epochs", type=int, help="default: the gin binding (167)")
+    _add_gin_flags(train_parser)
+    train_parser.set_defaults(run=_train_command)
+
+    evaluate = commands.add_parser("eval", help="success rate per goal of a trained run -> eval.json")
+    evaluate.add_argument("--root-dir", required=True)
+    evaluate.add_argument("--repetitions", type=int, default=30)
+    evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
+    evaluate.add_argument("--seed", type=int, default=12345)
+    evaluate.set_defaults(run=_eval_command)
 
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
     dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)

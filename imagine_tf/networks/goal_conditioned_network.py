@@ -91,6 +91,8 @@ class GoalConditionedNetwork(network.Network):
         other.create_variables()
         if not self.built:
             self.create_variables()
+        if self.encoder.built and not other.encoder.built:
+            other.encoder(tf.zeros([1, self.encoder.max_length], tf.int64))
         other.set_weights(self.get_weights())
         return other
 

@@ -278,16 +278,24 @@ class ImagineTrainer:
         self.agent.set_goal_encoder(self.reward_network.encoder)
 
     # -- evaluation --------------------------------------------------------------------------
-    def evaluate(self, goals, repetitions: int = 1, seed: int = 12345) -> dict[str, float]:
-        """Success rate per goal of the noise-free policy, judged by the oracle on s_T."""
+    def evaluate(self, goals, repetitions: int = 1, seed: int = 12345,
+                 num_objects: int | None = None) -> dict[str, float]:  # fmt: skip
+        """Success rate per goal of the noise-free policy, judged by the oracle on s_T.
+
+        ``num_objects`` other than the training N needs the MA policy (it works at any N).
+        """
         goals = [g for g in goals for _ in range(repetitions)]
-        key = (tuple(goals), seed)
+        num_objects = num_objects or self.config.num_objects
+        key = (tuple(goals), seed, num_objects)
         if key not in self._evaluators:  # one environment and compiled policy per goal list
+            actor = self.agent._actor_network
+            if num_objects != self.config.num_objects:
+                actor = actor.with_num_objects(num_objects)  # ValueError for FA / FC
+            time_step_spec = ts.time_step_spec(actor.input_tensor_spec)
             env = PlaygroundEnv(GoalCatalog("all", vocabulary=self.vocabulary),
-                                PlaygroundConfig(num_objects=self.config.num_objects),
+                                PlaygroundConfig(num_objects=num_objects),
                                 batch_size=len(goals), seed=seed)  # fmt: skip
-            policy = actor_policy.ActorPolicy(self.agent.time_step_spec, self.agent.action_spec,
-                                              self.agent._actor_network, clip=True)  # fmt: skip
+            policy = actor_policy.ActorPolicy(time_step_spec, self.agent.action_spec, actor, clip=True)
             self._evaluators[key] = EpisodeCollector(env, policy, policy)
         collector = self._evaluators[key]
         collector.env.seed(seed)  # the same scenes at every evaluation
@@ -325,6 +333,11 @@ class ImagineTrainer:
 
     def restore(self) -> bool:
         """Restores the last checkpoint if there is one (an interrupted save falls back to the old)."""
+        # Optimizer slots exist only once built: build them so that Adam's state is restored now.
+        for optimizer, network in ((self.agent._actor_optimizer, self.agent._actor_network),
+                                   (self.agent._critic_optimizer, self.agent._critic_network),
+                                   (self.reward_learner.optimizer, self.reward_network)):  # fmt: skip
+            optimizer.build(network.trainable_variables)
         for name in ("checkpoint", "checkpoint.old"):
             directory = self.root_dir / name
             if (directory / "state.npz").exists():
@@ -344,3 +357,44 @@ class ImagineTrainer:
         if isinstance(self.scorer, OracleScorer) and len(self.goals):
             self.scorer.goal_table = GoalTable.from_sentences(self.goals.sentences)
         self.agent.set_goal_encoder(self.reward_network.encoder)
+
+
+@gin.configurable
+def train_eval(root_dir: str, num_epochs: int = 167, progress: bool = True) -> list[dict]:
+    """Trains (or resumes) a run with the gin-bound `TrainConfig`; writes the operative config."""
+    trainer = ImagineTrainer(TrainConfig(), root_dir)
+    logs = trainer.train(num_epochs, progress=progress)
+    (pathlib.Path(root_dir) / "operative_config.gin").write_text(gin.operative_config_str())
+    return logs
+
+
+def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None = None,
+                 seed: int = 12345) -> dict:  # fmt: skip
+    """Restores a run and measures the success rate per goal (train, test, per type); writes eval.json."""
+    root = pathlib.Path(root_dir)
+    if not (root / "config.json").exists():
+        raise FileNotFoundError(f"No run in {root_dir} (no config.json): train one with `imagine-tf train`.")
+    config = TrainConfig(**json.loads((root / "config.json").read_text()))
+    trainer = ImagineTrainer(config, root)
+    if not trainer.restore():
+        raise FileNotFoundError(f"No checkpoint in {root_dir}.")
+    per_goal = {}
+    for goals in (grammar.train_goals(), grammar.test_goals()):
+        per_goal.update(trainer.evaluate(goals, repetitions, seed, num_objects))
+    test = [g for g in per_goal if grammar.is_test_goal(g)]
+    result = {
+        "epoch": int(trainer.epoch.numpy()),
+        "num_objects": num_objects or config.num_objects,
+        "repetitions": repetitions,
+        "train_success": float(np.mean([v for g, v in per_goal.items() if g not in test])),
+        "test_success": float(np.mean([per_goal[g] for g in test])),
+        "per_type": {str(t): float(np.mean([per_goal[g] for g in test if grammar.generalization_type(g) == t]))
+                     for t in range(1, 6)},  # fmt: skip
+        "per_goal": per_goal,
+    }
+    name = "eval.json" if result["num_objects"] == config.num_objects else f"eval_n{result['num_objects']}.json"
+    path = root / name
+    temporary = path.with_name("tmp." + path.name)
+    temporary.write_text(json.dumps(result, indent=1))
+    os.replace(temporary, path)
+    return result

@@ -169,3 +169,26 @@ def test_bench_dataset_small(capsys, tmp_path):
     assert code == 0 and results["episodes"] == 40 and results["build_seconds"] > 0
     assert results["examples"]["train_states"] == 36 and results["examples"]["test_states"] == 4 * 51
     assert json.loads(out_file.read_text()) == results
+
+
+def test_train_then_eval_at_another_n(capsys, tmp_path):
+    import gin
+
+    root = tmp_path / "run"
+    bindings = ["TrainConfig.episodes_per_cycle = 4", "TrainConfig.cycles_per_epoch = 2",
+                "TrainConfig.updates_per_cycle = 2", "TrainConfig.batch_size = 16",
+                "TrainConfig.reward = 'oracle'", "TrainConfig.replay_capacity = 50",
+                "TrainConfig.memory_capacity = 50"]  # fmt: skip
+    argv = ["train", "--root-dir", str(root), "--num-epochs", "1"]
+    for binding in bindings:
+        argv += ["--gin-binding", binding]
+    code, out, _ = run(capsys, *argv)
+    gin.clear_config()
+    assert code == 0 and json.loads(out)["epoch"] == 1
+    assert (root / "operative_config.gin").exists() and (root / "checkpoint" / "state.npz").exists()
+    code, out, _ = run(capsys, "eval", "--root-dir", str(root), "--repetitions", "1", "--num-objects", "4")
+    result = json.loads(out)
+    assert code == 0 and result["num_objects"] == 4 and set(result["per_type"]) == set("12345")
+    assert json.loads((root / "eval_n4.json").read_text())["repetitions"] == 1
+    code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path / "nothing"))
+    assert code == 2 and "imagine-tf train" in err

@@ -24,10 +24,22 @@ def test_there_are_configs():
 
 ENV_CONFIGS = [p for p in CONFIGS if p.name.startswith("playground")]
 REWARD_CONFIGS = [p for p in CONFIGS if p.name.startswith("reward_")]
+AGENT_CONFIGS = [p for p in CONFIGS if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin")]
 
 
 def test_every_config_is_tested():
-    assert set(ENV_CONFIGS) | set(REWARD_CONFIGS) == set(CONFIGS)
+    assert set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) == set(CONFIGS)
+
+
+@pytest.mark.parametrize("path", AGENT_CONFIGS, ids=lambda p: p.name)
+def test_agent_config_binds_the_training_config(path):
+    from imagine_tf.training.train_eval import TrainConfig
+
+    gin.parse_config_file(str(path))
+    config = TrainConfig()
+    assert config.architecture == path.stem.split("_")[0]
+    assert config.reward == ("oracle" if "oracle" in path.stem else "learned")
+    assert gin.query_parameter("train_eval.num_epochs") == 167
 
 
 @pytest.mark.parametrize("path", REWARD_CONFIGS, ids=lambda p: p.name)
