@@ -134,6 +134,7 @@ class ImagineTrainer:
             epoch=self.epoch, relabeler_generator=self.relabeler.generator)  # fmt: skip
         self._update = tf.function(self._update_step)
         self._evaluators: dict = {}
+        self.logs: list[dict] = []  # one record per finished epoch, all sessions
 
     # -- construction ------------------------------------------------------------------------
     def _make_agent(self, state_dim: int) -> ImagineDdpgAgent:
@@ -189,9 +190,9 @@ class ImagineTrainer:
                 for key, value in record.items():
                     if isinstance(value, (int, float)) and key != "epoch":
                         tf.summary.scalar(key.replace("_", "/", 1), value)
-            with open(self.root_dir / "progress.jsonl", "a") as stream:
-                stream.write(json.dumps(record) + "\n")
-            self.save()
+            self.logs.append(record)
+            self.save()  # the logs are part of the checkpoint: progress.jsonl never runs ahead of it
+            self._write_progress()
             bar.update(1)
             bar.set_postfix(train_sr=f"{record['eval_train_success']:.2f}", goals=record["discovered_goals"])
         bar.close()
@@ -329,7 +330,15 @@ class ImagineTrainer:
         state.update({f"goals_{k}": v for k, v in self.goals.state_dict().items()})
         state.update({f"memory_{k}": v for k, v in self.memory.state_dict().items()})
         state["rng_state"] = encode_rng_state(self.rng)
+        state["logs"] = np.frombuffer(json.dumps(self.logs).encode(), np.uint8)
         return state
+
+    def _write_progress(self) -> None:
+        """``progress.jsonl``: one JSON record per finished epoch (rewritten atomically)."""
+        path = self.root_dir / "progress.jsonl"
+        temporary = path.with_name("tmp." + path.name)
+        temporary.write_text("".join(json.dumps(record) + "\n" for record in self.logs))
+        os.replace(temporary, path)
 
     def restore(self) -> bool:
         """Restores the last checkpoint if there is one (an interrupted save falls back to the old)."""
@@ -354,6 +363,7 @@ class ImagineTrainer:
         self.goals.load_state_dict(part("goals_"))
         self.memory.load_state_dict(part("memory_"))
         decode_rng_state(self.rng, state["rng_state"])
+        self.logs = json.loads(bytes(state["logs"]).decode())
         if isinstance(self.scorer, OracleScorer) and len(self.goals):
             self.scorer.goal_table = GoalTable.from_sentences(self.goals.sentences)
         self.agent.set_goal_encoder(self.reward_network.encoder)

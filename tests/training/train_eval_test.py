@@ -34,3 +34,36 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     assert resumed.goals.sentences[: len(trainer.goals)] == trainer.goals.sentences
     np.testing.assert_array_equal(resumed.memory.states[:24], trainer.memory.states[:24])
     assert more[0]["updates"] == expected_updates + 3 * 2
+
+
+def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    bindings = [f"TrainConfig.{key} = {value}" for key, value in {**TINY, "reward": "'oracle'"}.items()]
+    command = [sys.executable, "-m", "imagine_tf.cli.main", "train", "--root-dir", str(tmp_path), "--num-epochs", "6"]
+    for binding in bindings:
+        command += ["--gin-binding", binding]
+    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    progress = tmp_path / "progress.jsonl"
+    deadline = time.time() + 240
+    while time.time() < deadline and process.poll() is None:
+        if progress.exists() and len(progress.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.2)
+    assert process.poll() is None, "the run ended before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    done_before = len(progress.read_text().splitlines())
+    assert done_before >= 2
+    finished = subprocess.run(command, env=environment, capture_output=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr.decode()[-2000:]
+    epochs = [json.loads(line)["epoch"] for line in progress.read_text().splitlines()]
+    assert epochs == [1, 2, 3, 4, 5, 6]  # every epoch logged once, in order
+    trainer = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
+    assert trainer.restore() and int(trainer.epoch.numpy()) == 6
+    assert trainer.replay.episodes_added == 6 * 3 * 4  # nothing lost, nothing doubled
