@@ -349,6 +349,19 @@ def _reward_tune_command(args: argparse.Namespace) -> int:
 def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
 
+    if args.threads:
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    if args.target == "train":
+        from imagine_tf.benchmarks.train_bench import run_train_benchmark
+
+        results = run_train_benchmark(quick=args.quick)
+        if args.out:
+            write_json(results, args.out)
+        print(json.dumps({k: v for k, v in results.items() if k not in ("warm_up_epoch",)}, indent=1))
+        return 0
     if args.target == "dataset":
         from imagine_tf.benchmarks.dataset_bench import run_dataset_benchmark
 
@@ -491,7 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_dataset_build_command)
 
     bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("target", choices=("env", "dataset"))
+    bench.add_argument("target", choices=("env", "dataset", "train"))
+    bench.add_argument("--threads", type=int, help="TensorFlow threads (train: 1 = one core)")
     bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")
     bench.add_argument("--data-dir", help="dataset: build here (default: a scratch directory)")
     bench.add_argument("--json", action="store_true")

@@ -192,3 +192,13 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     assert json.loads((root / "eval_n4.json").read_text())["repetitions"] == 1
     code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path / "nothing"))
     assert code == 2 and "imagine-tf train" in err
+
+
+@pytest.mark.slow
+def test_bench_train_quick(capsys, tmp_path):
+    out_file = tmp_path / "train_bench.json"
+    code, out, _ = run(capsys, "bench", "train", "--quick", "--out", str(out_file))
+    results = json.loads(out_file.read_text())
+    assert code == 0 and results["config"]["updates_per_epoch"] == 250
+    assert results["updates_per_s"] > 0 and results["collection_steps_per_s"] > 0
+    assert results["epoch"]["updates"] == 250  # epoch 0 trains no policy (learned reward)
