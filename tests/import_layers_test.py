@@ -19,8 +19,19 @@ ALLOWED = {
     "benchmarks": {"env", "language", "policies", "data", "training"},
     "training": {"env", "language", "policies", "networks", "reward", "data", "agents"},
     "tuning": {"language", "networks", "reward", "data", "training"},
-    "cli": {"env", "language", "policies", "networks", "reward", "data", "training", "tuning", "agents",
-            "benchmarks", "playground"},
+    "cli": {
+        "env",
+        "language",
+        "policies",
+        "networks",
+        "reward",
+        "data",
+        "training",
+        "tuning",
+        "agents",
+        "benchmarks",
+        "playground",
+    },
 }
 
 

@@ -60,13 +60,18 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
             td_errors_loss_fn=common.element_wise_squared_loss,
             gamma=gamma,
             # Its own counter, not TF's global step (shared by every agent of the process).
-            train_step_counter=train_step_counter or tf.Variable(0, dtype=tf.int64, name="train_step"),
+            train_step_counter=train_step_counter
+            or tf.Variable(0, dtype=tf.int64, name="train_step"),
             name=name,
         )
         self._action_l2 = float(action_l2)
         self._target_bounds = (-1.0 / (1.0 - gamma), 0.0) if clip_targets else None
-        unclipped = actor_policy.ActorPolicy(time_step_spec, action_spec, self._actor_network, clip=False)
-        self._collect_policy = GaussianEpsilonPolicy(unclipped, noise_stddev, random_action_probability, seed)
+        unclipped = actor_policy.ActorPolicy(
+            time_step_spec, action_spec, self._actor_network, clip=False
+        )
+        self._collect_policy = GaussianEpsilonPolicy(
+            unclipped, noise_stddev, random_action_probability, seed
+        )
 
     def set_goal_encoder(self, encoder) -> None:
         """Copies a sentence encoder's weights into the actor, critic and both targets."""

@@ -63,7 +63,9 @@ class EpisodeReplay:
     def __init__(self, capacity: int, episode_length: int, observation_dim: int, action_dim: int = 3,
                  embedding_dim: int = 100, max_goals: int = 512, seed: int | None = None):  # fmt: skip
         if capacity < 1 or episode_length < 1:
-            raise ValueError(f"capacity and episode_length must be >= 1, got {capacity}, {episode_length}.")
+            raise ValueError(
+                f"capacity and episode_length must be >= 1, got {capacity}, {episode_length}."
+            )
         self.capacity, self.episode_length, self.max_goals = capacity, episode_length, max_goals
         self.observations = np.zeros((capacity, episode_length + 1, observation_dim), np.float32)
         self.actions = np.zeros((capacity, episode_length, action_dim), np.float32)
@@ -165,7 +167,9 @@ class EpisodeReplay:
         """Restores what `state_dict` returned (same capacity and shapes)."""
         size = len(state["observations"])
         if size > self.capacity:
-            raise ValueError(f"The saved replay holds {size} episodes, more than capacity {self.capacity}.")
+            raise ValueError(
+                f"The saved replay holds {size} episodes, more than capacity {self.capacity}."
+            )
         for name in ("observations", "actions", "goal_ids", "goal_embeddings", "achieved"):
             getattr(self, name)[:size] = state[name]
         self.size, self.next_index = size, int(state["next_index"])

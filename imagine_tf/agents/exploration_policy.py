@@ -37,7 +37,11 @@ class GaussianEpsilonPolicy(tf_policy.TFPolicy):
         self._wrapped_policy = wrapped_policy
         self._noise_stddev = float(noise_stddev)
         self._random_action_probability = float(random_action_probability)
-        self._generator = tf.random.Generator.from_seed(seed) if seed is not None else tf.random.Generator.from_non_deterministic_state()
+        self._generator = (
+            tf.random.Generator.from_seed(seed)
+            if seed is not None
+            else tf.random.Generator.from_non_deterministic_state()
+        )
 
     def _variables(self):
         return self._wrapped_policy.variables()

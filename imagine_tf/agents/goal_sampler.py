@@ -40,7 +40,9 @@ class DiscoveredGoals:
         described = np.asarray(descriptions, bool).any(axis=0)
         new_columns = np.flatnonzero(described & (self._id_of_column < 0))
         if len(self) + new_columns.size > self.max_goals:
-            raise ValueError(f"More than max_goals = {self.max_goals} goals discovered; raise max_goals.")
+            raise ValueError(
+                f"More than max_goals = {self.max_goals} goals discovered; raise max_goals."
+            )
         new_ids = np.arange(len(self), len(self) + new_columns.size)
         self._id_of_column[new_columns] = new_ids
         self._column_of_id[new_ids] = new_columns

@@ -38,7 +38,9 @@ class GoalScorer(Protocol):
     def scan(self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
         """bool [B, K]: states [B, D] × K goals (ids [K], embeddings [K, E])."""
 
-    def score(self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
+    def score(
+        self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor
+    ) -> tf.Tensor:
         """bool [B]: state i × goal i (ids [B], embeddings [B, E])."""
 
 
@@ -111,7 +113,9 @@ class HerRelabeler:
         if not 0.0 <= positive_ratio <= 1.0:
             raise ValueError(f"positive_ratio must be in [0, 1], got {positive_ratio}.")
         self.scorer, self.positive_ratio, self.reward_on = scorer, positive_ratio, reward_on
-        self.generator = tf.random.Generator.from_seed(seed if seed is not None else np.random.randint(2**31))
+        self.generator = tf.random.Generator.from_seed(
+            seed if seed is not None else np.random.randint(2**31)
+        )
 
     def sample_candidates(self, num_goals: tf.Tensor, num_candidates: int = 50) -> tf.Tensor:
         """K = min(num_candidates, num_goals) distinct goal ids in [0, num_goals), int64 [K]."""
@@ -135,9 +139,17 @@ class HerRelabeler:
         negative_pick = tf.argmax(tf.where(positive, -1.0, keys), axis=1)
         pick = tf.where(take_positive, positive_pick, negative_pick)
         relabelled = take_positive | take_negative
-        new_ids = tf.where(relabelled, tf.gather(tf.cast(candidate_ids, tf.int64), pick), tf.cast(goal_ids, tf.int64))
-        new_embeddings = tf.where(relabelled[:, None], tf.gather(candidate_embeddings, pick), goal_embeddings)
-        kept_achieved = self.scorer.score(scored_states, tf.cast(goal_ids, tf.int64), goal_embeddings)
+        new_ids = tf.where(
+            relabelled,
+            tf.gather(tf.cast(candidate_ids, tf.int64), pick),
+            tf.cast(goal_ids, tf.int64),
+        )
+        new_embeddings = tf.where(
+            relabelled[:, None], tf.gather(candidate_embeddings, pick), goal_embeddings
+        )
+        kept_achieved = self.scorer.score(
+            scored_states, tf.cast(goal_ids, tf.int64), goal_embeddings
+        )
         achieved = tf.where(relabelled, take_positive, kept_achieved)
         rewards = tf.where(achieved, 0.0, -1.0)
         return Relabelled(new_ids, new_embeddings, rewards, relabelled)

@@ -65,7 +65,11 @@ def run_train_benchmark(quick: bool = False) -> dict:
         updates_per_s = _updates_per_second(trainer, 20 if quick else 200)
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "tensorflow": tf.__version__},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "tensorflow": tf.__version__,
+        },
         "config": {"cycles_per_epoch": cycles, "episodes_per_epoch": episodes,
                    "updates_per_epoch": cycles * config.updates_per_cycle, "batch_size": config.batch_size,
                    "num_candidates": config.num_candidates},  # fmt: skip
@@ -73,7 +77,9 @@ def run_train_benchmark(quick: bool = False) -> dict:
         "epoch": epoch,
         "epoch_seconds": sum(v for k, v in epoch.items() if k.startswith("seconds_")),
         "collection_steps_per_s": collection_steps / max(epoch["seconds_collection"], 1e-9),
-        "updates_per_s_in_epoch": cycles * config.updates_per_cycle / max(epoch["seconds_updates"], 1e-9),
+        "updates_per_s_in_epoch": cycles
+        * config.updates_per_cycle
+        / max(epoch["seconds_updates"], 1e-9),
         "updates_per_s": updates_per_s,
         "threads": tf.config.threading.get_intra_op_parallelism_threads() or os.cpu_count(),
         "reference": REFERENCE,

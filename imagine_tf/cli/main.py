@@ -46,7 +46,9 @@ def _goals_command(args: argparse.Namespace) -> int:
     elif args.split == "test":
         goals = grammar.test_goals(args.relational)
     else:
-        goals = tuple(sorted(grammar.train_goals(args.relational) + grammar.test_goals(args.relational)))
+        goals = tuple(
+            sorted(grammar.train_goals(args.relational) + grammar.test_goals(args.relational))
+        )
     if args.type is not None:
         goals = tuple(g for g in goals if grammar.generalization_type(g) == args.type)
     rows = [
@@ -157,7 +159,7 @@ def _demo_command(args: argparse.Namespace) -> int:
 
 
 def _parse_counts(text: str) -> list[int]:
-    """"2-10,15,21" -> [2, 3, ..., 10, 15, 21]."""
+    """ "2-10,15,21" -> [2, 3, ..., 10, 15, 21]."""
     counts = []
     try:
         for part in text.split(","):
@@ -187,7 +189,11 @@ def _pretrain_or_command(args: argparse.Namespace) -> int:
     for n in tqdm(todo, desc="OR nets", unit="net", disable=not todo):
         start = time.perf_counter()
         weights = pretrain_or_network(
-            n, num_points=args.points, epochs=args.epochs, batch_size=args.batch_size, seed=args.seed
+            n,
+            num_points=args.points,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            seed=args.seed,
         )
         path = or_network.save_or_weights(weights, out_dir)
         tqdm.write(
@@ -276,7 +282,12 @@ def _study_command(args: argparse.Namespace) -> str:
 
 
 def _reward_report_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.reward_study import collect_study, format_study, plot_study, write_report
+    from imagine_tf.training.reward_study import (
+        collect_study,
+        format_study,
+        plot_study,
+        write_report,
+    )
 
     try:
         report = collect_study(args.root_dir)
@@ -295,8 +306,14 @@ def _train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import train_eval
 
     _parse_gin(args, train_eval)
-    logs = train_eval.train_eval(args.root_dir, **({"num_epochs": args.num_epochs} if args.num_epochs else {}))
-    print(json.dumps(logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1))
+    logs = train_eval.train_eval(
+        args.root_dir, **({"num_epochs": args.num_epochs} if args.num_epochs else {})
+    )
+    print(
+        json.dumps(
+            logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1
+        )
+    )
     return 0
 
 
@@ -360,7 +377,9 @@ def _bench_command(args: argparse.Namespace) -> int:
         results = run_train_benchmark(quick=args.quick)
         if args.out:
             write_json(results, args.out)
-        print(json.dumps({k: v for k, v in results.items() if k not in ("warm_up_epoch",)}, indent=1))
+        print(
+            json.dumps({k: v for k, v in results.items() if k not in ("warm_up_epoch",)}, indent=1)
+        )
         return 0
     if args.target == "dataset":
         from imagine_tf.benchmarks.dataset_bench import run_dataset_benchmark
@@ -378,7 +397,9 @@ def _bench_command(args: argparse.Namespace) -> int:
 
 
 def _add_gin_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--gin-file", action="append", default=[], help="e.g. configs/playground.gin")
+    parser.add_argument(
+        "--gin-file", action="append", default=[], help="e.g. configs/playground.gin"
+    )
     parser.add_argument(
         "--gin-binding", action="append", default=[], help='e.g. "make_env.num_objects = 5"'
     )
@@ -434,7 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--root-dir", required=True, help="run directory (resumes if it exists)")
     train.add_argument("--config", default="scripted_mixture", help="dataset config")
     train.add_argument("--data-dir", default="~/tensorflow_datasets")
-    train.add_argument("--dataset-dir", help="a prepared dataset directory (overrides the two above)")
+    train.add_argument(
+        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
+    )
     train.add_argument("--seed", type=int)
     train.add_argument("--max-epochs", type=int)
     train.add_argument("--max-seconds", type=float, help="training time budget")
@@ -445,7 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(run=_reward_train_command)
 
     study = reward_commands.add_parser("study", help="multi-seed F1 study (resumable)")
-    study.add_argument("--study", choices=("generalization", "two_object"), default="generalization")
+    study.add_argument(
+        "--study", choices=("generalization", "two_object"), default="generalization"
+    )
     study.add_argument("--root-dir", required=True, help="one sub-directory per run")
     study.add_argument("--arch", nargs="+", choices=("ma", "fa", "fc", "ma_pairs"),
                        help="default: ma fa fc (generalization) or ma_pairs (two_object)")  # fmt: skip
@@ -458,11 +483,15 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
     study.add_argument("--config", default="scripted_mixture", help="dataset config")
     study.add_argument("--data-dir", default="~/tensorflow_datasets")
-    study.add_argument("--dataset-dir", help="a prepared dataset directory (overrides the two above)")
+    study.add_argument(
+        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
+    )
     study.set_defaults(run=_reward_study_command)
 
     report = reward_commands.add_parser("report", help="F1 table, JSON and bar chart of a study")
-    report.add_argument("--root-dir", required=True, help="a study directory (metrics.json below it)")
+    report.add_argument(
+        "--root-dir", required=True, help="a study directory (metrics.json below it)"
+    )
     report.add_argument("--out", help="write the report as JSON")
     report.add_argument("--plot", help="write a bar chart PNG")
     report.set_defaults(run=_reward_report_command)
@@ -473,7 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--root-dir", required=True, help="search directory (resumes if it exists)")
     tune.add_argument("--config", default="scripted_mixture", help="dataset config")
     tune.add_argument("--data-dir", default="~/tensorflow_datasets")
-    tune.add_argument("--dataset-dir", help="a prepared dataset directory (overrides the two above)")
+    tune.add_argument(
+        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
+    )
     tune.add_argument("--max-trials", type=int, default=10)
     tune.add_argument("--max-epochs", type=int, default=10, help="reward epochs per trial")
     tune.add_argument("--batches-per-epoch", type=int, default=200)
@@ -482,13 +513,19 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--goal-set", choices=GOAL_SETS, default="one_object")
     tune.set_defaults(run=_reward_tune_command)
 
-    train_parser = commands.add_parser("train", help="IMAGINE co-training: DDPG + learned reward (resumes)")
-    train_parser.add_argument("--root-dir", required=True, help="run directory (resumes if it exists)")
+    train_parser = commands.add_parser(
+        "train", help="IMAGINE co-training: DDPG + learned reward (resumes)"
+    )
+    train_parser.add_argument(
+        "--root-dir", required=True, help="run directory (resumes if it exists)"
+    )
     train_parser.add_argument("--num-epochs", type=int, help="default: the gin binding (167)")
     _add_gin_flags(train_parser)
     train_parser.set_defaults(run=_train_command)
 
-    evaluate = commands.add_parser("eval", help="success rate per goal of a trained run -> eval.json")
+    evaluate = commands.add_parser(
+        "eval", help="success rate per goal of a trained run -> eval.json"
+    )
     evaluate.add_argument("--root-dir", required=True)
     evaluate.add_argument("--repetitions", type=int, default=30)
     evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
@@ -498,7 +535,9 @@ def build_parser() -> argparse.ArgumentParser:
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
     dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)
     build = dataset_commands.add_parser("build", help="build playground_trajectories")
-    build.add_argument("--config", default="scripted_mixture", help="scripted_mixture, random, tiny")
+    build.add_argument(
+        "--config", default="scripted_mixture", help="scripted_mixture, random, tiny"
+    )
     build.add_argument("--data-dir", default="~/tensorflow_datasets")
     build.add_argument("--num-episodes", type=int, help="a resized copy, named <config>_<n>")
     build.set_defaults(run=_dataset_build_command)

@@ -106,7 +106,10 @@ def from_episodes(
 
 
 def generate_supervised_data(
-    spec, num_episodes: int, goals: Sequence[str] | None = None, max_test_episodes: int | None = None
+    spec,
+    num_episodes: int,
+    goals: Sequence[str] | None = None,
+    max_test_episodes: int | None = None,
 ) -> SupervisedData:
     """Supervised data from freshly generated episodes, in memory (no TFDS build).
 
@@ -119,7 +122,9 @@ def generate_supervised_data(
     from imagine_tf.data.episodes import generate_episodes, is_test_episode
 
     train, test = [], []
-    for index, episode in generate_episodes(spec, 0, num_episodes, batch_size=min(500, num_episodes)):
+    for index, episode in generate_episodes(
+        spec, 0, num_episodes, batch_size=min(500, num_episodes)
+    ):
         (test if is_test_episode(index) else train).append(episode["steps"]["observation"]["state"])
     goals = goals or goal_set("all")
     return from_episodes(train, test[:max_test_episodes], goals)
@@ -163,7 +168,9 @@ def load_supervised_data(
         return list(dataset.as_numpy_iterator())
 
     return from_episodes(
-        episode_states("train", max_train_episodes), episode_states("test", max_test_episodes), goals
+        episode_states("train", max_train_episodes),
+        episode_states("test", max_test_episodes),
+        goals,
     )
 
 
@@ -201,7 +208,9 @@ def training_batches(
         goal_ids = columns[rng.integers(0, len(columns), batch_size)]
         positive = rng.random(batch_size) < positive_ratio
         uniform = rng.random(batch_size)
-        rows = np.where(positive, positives.draw(goal_ids, uniform), negatives.draw(goal_ids, uniform))
+        rows = np.where(
+            positive, positives.draw(goal_ids, uniform), negatives.draw(goal_ids, uniform)
+        )
         yield data.train_states[rows], goal_ids, positive.astype(np.float32)
 
 

@@ -46,10 +46,18 @@ class ActorNetwork(GoalConditionedNetwork):
         super().__init__(input_tensor_spec, input_tensor_spec, architecture, words, max_length,
                          embedding_units, name=name)  # fmt: skip
         self._output_tensor_spec = output_tensor_spec
-        self.latent_units = latent_units or num_objects_of(input_tensor_spec["state"]) * OBJECT_INPUT_DIM
-        feature_dim = OBJECT_INPUT_DIM if architecture == "ma" else int(input_tensor_spec["state"].shape[-1])
-        self.trunk = DeepSetsTrunk(architecture, feature_dim, hidden_units, self.latent_units, name="trunk")
-        self.action_layer = he_uniform_dense(output_tensor_spec.shape.num_elements(), "tanh", name="action")
+        self.latent_units = (
+            latent_units or num_objects_of(input_tensor_spec["state"]) * OBJECT_INPUT_DIM
+        )
+        feature_dim = (
+            OBJECT_INPUT_DIM if architecture == "ma" else int(input_tensor_spec["state"].shape[-1])
+        )
+        self.trunk = DeepSetsTrunk(
+            architecture, feature_dim, hidden_units, self.latent_units, name="trunk"
+        )
+        self.action_layer = he_uniform_dense(
+            output_tensor_spec.shape.num_elements(), "tanh", name="action"
+        )
 
     def call(self, observation, step_type=None, network_state=(), training=False):
         del step_type, training  # the actor is feed-forward

@@ -47,8 +47,14 @@ class CriticNetwork(GoalConditionedNetwork):
         action_dim = action_spec.shape.num_elements()
         object_dim = OBJECT_INPUT_DIM + action_dim  # 87
         self.latent_units = latent_units or num_objects_of(observation_spec["state"]) * object_dim
-        feature_dim = object_dim if architecture == "ma" else int(observation_spec["state"].shape[-1]) + action_dim
-        self.trunk = DeepSetsTrunk(architecture, feature_dim, hidden_units, self.latent_units, name="trunk")
+        feature_dim = (
+            object_dim
+            if architecture == "ma"
+            else int(observation_spec["state"].shape[-1]) + action_dim
+        )
+        self.trunk = DeepSetsTrunk(
+            architecture, feature_dim, hidden_units, self.latent_units, name="trunk"
+        )
         self.value_layer = he_uniform_dense(1, name="q_value")
 
     def call(self, inputs, step_type=None, network_state=(), training=False):

@@ -18,7 +18,9 @@ BODY_DIM = 3
 OBJECT_DIM = 39
 
 
-def split_state(state: tf.Tensor, num_objects: int, body_dim: int = BODY_DIM, object_dim: int = OBJECT_DIM):
+def split_state(
+    state: tf.Tensor, num_objects: int, body_dim: int = BODY_DIM, object_dim: int = OBJECT_DIM
+):
     """(body [B, 2 body_dim], objects [B, N, 2 object_dim]) from s [B, 2 (body + N object)].
 
     Both halves keep the order (current, delta): body = [body, Δbody], objects[:, i] =
@@ -95,13 +97,19 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
         if architecture == "ma" and not latent_units:
             raise ValueError("The MA trunk needs latent_units (N × per-object width).")
         self.architecture = architecture
-        self.attention = None if architecture == "fc" else GatedAttention(feature_dim, name="attention")
+        self.attention = (
+            None if architecture == "fc" else GatedAttention(feature_dim, name="attention")
+        )
         second = latent_units if architecture == "ma" else hidden_units
         self.layers_before_sum = [
             he_uniform_dense(hidden_units, "relu", name="hidden_1"),
             he_uniform_dense(second, "relu", name="hidden_2"),
         ]
-        self.after_sum = he_uniform_dense(hidden_units, "relu", name="after_sum") if architecture == "ma" else None
+        self.after_sum = (
+            he_uniform_dense(hidden_units, "relu", name="after_sum")
+            if architecture == "ma"
+            else None
+        )
 
     def call(self, inputs):
         features, goal_embedding = inputs

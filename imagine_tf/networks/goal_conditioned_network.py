@@ -105,6 +105,8 @@ def observation_spec_of(input_tensor_spec):
 def example_observation_spec(num_objects: int = 3, max_length: int = 4) -> dict:
     """The `PlaygroundEnv` observation spec for N objects, as TensorSpecs."""
     return {
-        "state": tensor_spec.TensorSpec([2 * (BODY_DIM + OBJECT_DIM * num_objects)], tf.float32, "state"),
+        "state": tensor_spec.TensorSpec(
+            [2 * (BODY_DIM + OBJECT_DIM * num_objects)], tf.float32, "state"
+        ),
         "goal": tensor_spec.TensorSpec([max_length], tf.int32, "goal"),
     }

@@ -28,7 +28,13 @@ from typing import Sequence
 
 import tensorflow as tf
 
-from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM, object_inputs, object_pairs, split_state
+from imagine_tf.networks.deep_sets import (
+    BODY_DIM,
+    OBJECT_DIM,
+    object_inputs,
+    object_pairs,
+    split_state,
+)
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 from imagine_tf.networks.or_network import OrNetwork
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
@@ -111,10 +117,14 @@ class RewardNetwork(tf.keras.Model):
         if self.architecture == "ma":
             return self._module(object_inputs(state, self.num_objects), goal_embedding)
         if self.architecture == "ma_pairs":
-            return self._pair_probabilities(state, self.attention.gate(goal_embedding), per_goal=False)
+            return self._pair_probabilities(
+                state, self.attention.gate(goal_embedding), per_goal=False
+            )
         raise ValueError(f"{self.architecture!r} has no modules.")
 
-    def _pair_probabilities(self, state: tf.Tensor, attention: tf.Tensor, per_goal: bool) -> tf.Tensor:
+    def _pair_probabilities(
+        self, state: tf.Tensor, attention: tf.Tensor, per_goal: bool
+    ) -> tf.Tensor:
         """max over both orders of σ(module(x_ij)): [B, P], or [S, G, P] if ``per_goal``.
 
         The first layer of a pair module is linear in its three blocks: for x_ij = [body, obj_i,
@@ -127,12 +137,18 @@ class RewardNetwork(tf.keras.Model):
         if not self.hidden.built:
             self.hidden.build((None, PAIR_INPUT_DIM))
         body, objects = split_state(state, self.num_objects)  # [S, 6], [S, N, 78]
-        blocks = (slice(0, 2 * BODY_DIM), slice(2 * BODY_DIM, OBJECT_INPUT_DIM), slice(OBJECT_INPUT_DIM, None))
+        blocks = (
+            slice(0, 2 * BODY_DIM),
+            slice(2 * BODY_DIM, OBJECT_INPUT_DIM),
+            slice(OBJECT_INPUT_DIM, None),
+        )
         kernel = self.hidden.kernel  # [162, H]
         if per_goal:  # one gated kernel per goal, [G, 162, H]
             gated = attention[:, :, None] * kernel[None]
             body_part = tf.einsum("sf,gfh->sgh", body, gated[:, blocks[0]])
-            first, second = (tf.einsum("snf,gfh->sgnh", objects, gated[:, block]) for block in blocks[1:])
+            first, second = (
+                tf.einsum("snf,gfh->sgnh", objects, gated[:, block]) for block in blocks[1:]
+            )
         else:
             body_part = tf.matmul(body * attention[:, blocks[0]], kernel[blocks[0]])
             first, second = (

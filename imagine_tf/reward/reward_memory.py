@@ -44,7 +44,9 @@ class RewardMemory:
         achieved = np.asarray(achieved, bool)
         count, known = achieved.shape
         if known > self.max_goals:
-            raise ValueError(f"{known} discovered goals, the memory tracks max_goals = {self.max_goals}.")
+            raise ValueError(
+                f"{known} discovered goals, the memory tracks max_goals = {self.max_goals}."
+            )
         if len(final_states) != count:
             raise ValueError(f"{len(final_states)} states but {count} rows of descriptions.")
         rows = (self.next_row + np.arange(count)) % self.capacity
@@ -76,14 +78,21 @@ class RewardMemory:
         count = min(num_new, max_held_out, self.size)
         return np.flatnonzero(self.added_at[: self.size] >= self.states_added - count)
 
-    def batches(self, batch_size: int = 512, positive_ratio: float = 0.2, exclude_rows: np.ndarray | None = None):
+    def batches(
+        self,
+        batch_size: int = 512,
+        positive_ratio: float = 0.2,
+        exclude_rows: np.ndarray | None = None,
+    ):
         """Endless (states [b, D], goal ids [b], labels float32 [b]) with b <= batch_size."""
         usable = np.ones(self.size, bool)
         if exclude_rows is not None:
             usable[exclude_rows] = False
         positives = grouped_rows(self.positives[: self.size] & usable[:, None])
         negatives = grouped_rows(self.negatives[: self.size] & usable[:, None])
-        present = np.flatnonzero((self.positives[: self.size] | self.negatives[: self.size]).any(axis=0))
+        present = np.flatnonzero(
+            (self.positives[: self.size] | self.negatives[: self.size]).any(axis=0)
+        )
         if present.size == 0:
             raise ValueError("The reward memory has no labelled goal yet.")
         both = (positives.count > 0) & (negatives.count > 0)
@@ -96,5 +105,7 @@ class RewardMemory:
             goals = goals[both[goals]]
             positive = self.rng.random(goals.size) < positive_ratio
             uniform = self.rng.random(goals.size)
-            rows = np.where(positive, positives.draw(goals, uniform), negatives.draw(goals, uniform))
+            rows = np.where(
+                positive, positives.draw(goals, uniform), negatives.draw(goals, uniform)
+            )
             yield self.states[rows], goals, positive.astype(np.float32)

@@ -104,7 +104,9 @@ def score_matrix(
     chunk = max(1, max_floats // per_state)
     result = np.empty((len(states), len(goal_tokens)), dtype=np.float32)
     for start in range(0, len(states), chunk):
-        result[start : start + chunk] = scan(tf.constant(states[start : start + chunk]), embeddings).numpy()
+        result[start : start + chunk] = scan(
+            tf.constant(states[start : start + chunk]), embeddings
+        ).numpy()
     return result
 
 
@@ -295,7 +297,10 @@ class SupervisedTrainer:
         if best_path.exists():
             self.network.load_weights(str(best_path))
         if not evaluate_test:
-            return {"epochs": int(self.epoch.numpy()), "best_validation_f1": float(self.best_f1.numpy())}
+            return {
+                "epochs": int(self.epoch.numpy()),
+                "best_validation_f1": float(self.best_f1.numpy()),
+            }
         return self._write_metrics()
 
     def _example_batch(self) -> dict:

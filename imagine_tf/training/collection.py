@@ -52,7 +52,9 @@ class EpisodeCollector:
             False: tf.function(lambda time_step: greedy_policy.action(time_step).action),
         }
 
-    def collect(self, goals: Sequence[str], goal_embeddings: np.ndarray, explore: bool = True) -> CollectedEpisodes:
+    def collect(
+        self, goals: Sequence[str], goal_embeddings: np.ndarray, explore: bool = True
+    ) -> CollectedEpisodes:
         """One episode per scene: goals [B] (sentences), their embeddings float32 [B, E]."""
         env = self.env
         if len(goals) != env.batch_size or len(goal_embeddings) != env.batch_size:
@@ -62,7 +64,9 @@ class EpisodeCollector:
             )
         length = env.config.episode_length
         time_step = env.reset_with_goals(list(goals))
-        states = np.empty((env.batch_size, length + 1, time_step.observation["state"].shape[-1]), np.float32)
+        states = np.empty(
+            (env.batch_size, length + 1, time_step.observation["state"].shape[-1]), np.float32
+        )
         actions = np.empty((env.batch_size, length, 3), np.float32)
         states[:, 0] = time_step.observation["state"]
         embeddings = tf.constant(goal_embeddings, tf.float32)

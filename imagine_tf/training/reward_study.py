@@ -28,7 +28,10 @@ from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
 
-STUDIES = {"generalization": ("one_object", ("ma", "fa", "fc")), "two_object": ("grasp", ("ma_pairs",))}
+STUDIES = {
+    "generalization": ("one_object", ("ma", "fa", "fc")),
+    "two_object": ("grasp", ("ma_pairs",)),
+}
 
 # (column name, path in metrics["summary"]) of the reported F1 values.
 COLUMNS = (
@@ -92,7 +95,9 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
     """Rows per run and mean ± std per architecture from the ``metrics.json`` files under a dir."""
     paths = sorted(pathlib.Path(root_dir).rglob("metrics.json"))
     if not paths:
-        raise FileNotFoundError(f"No metrics.json under {root_dir}: run `imagine-tf reward study` first.")
+        raise FileNotFoundError(
+            f"No metrics.json under {root_dir}: run `imagine-tf reward study` first."
+        )
     runs = []
     for path in paths:
         metrics = json.loads(path.read_text())
@@ -122,10 +127,17 @@ def _aggregate(runs: Iterable[dict]) -> dict:
     table = {}
     for architecture, rows in by_architecture.items():
         entry = {"seeds": len(rows)}
-        for name in [c for c, _ in COLUMNS] + ["training_seconds", "seconds_to_best", "epochs", "best_epoch"]:
+        for name in [c for c, _ in COLUMNS] + [
+            "training_seconds",
+            "seconds_to_best",
+            "epochs",
+            "best_epoch",
+        ]:
             values = np.array([r[name] for r in rows if r.get(name) is not None], dtype=float)
             entry[name] = (
-                None if values.size == 0 else {"mean": float(values.mean()), "std": float(values.std())}
+                None
+                if values.size == 0
+                else {"mean": float(values.mean()), "std": float(values.std())}
             )
         table[architecture] = entry
     return table
@@ -138,10 +150,15 @@ def format_study(report: dict, columns: Sequence[str] | None = None) -> str:
              "|---" * (len(columns) + 3) + "|"]  # fmt: skip
     for architecture, entry in report["mean_std"].items():
         cells = [
-            "–" if entry[c] is None else f"{entry[c]['mean']:.2f} ± {entry[c]['std']:.2f}" for c in columns
+            "–" if entry[c] is None else f"{entry[c]['mean']:.2f} ± {entry[c]['std']:.2f}"
+            for c in columns
         ]
         seconds = entry["training_seconds"]
-        lines.append(f"| {architecture} | {entry['seeds']} | " + " | ".join(cells) + f" | {seconds['mean']:.0f} |")
+        lines.append(
+            f"| {architecture} | {entry['seeds']} | "
+            + " | ".join(cells)
+            + f" | {seconds['mean']:.0f} |"
+        )
     return "\n".join(lines)
 
 
@@ -160,8 +177,17 @@ def plot_study(report: dict, path: str | os.PathLike, columns: Sequence[str] | N
         means = [entry[c]["mean"] if entry[c] else np.nan for c in columns]
         stds = [entry[c]["std"] if entry[c] else 0.0 for c in columns]
         positions = np.arange(len(columns)) + (index - (len(table) - 1) / 2) * width
-        axes.bar(positions, means, width, yerr=stds, capsize=2, label=f"{architecture} ({entry['seeds']} seeds)")
-    axes.set_xticks(np.arange(len(columns)), [c.replace("_", " ") for c in columns], rotation=30, ha="right")
+        axes.bar(
+            positions,
+            means,
+            width,
+            yerr=stds,
+            capsize=2,
+            label=f"{architecture} ({entry['seeds']} seeds)",
+        )
+    axes.set_xticks(
+        np.arange(len(columns)), [c.replace("_", " ") for c in columns], rotation=30, ha="right"
+    )
     axes.set_ylabel("F1 (test states)")
     axes.set_ylim(0, 1.05)
     axes.legend(fontsize=8)

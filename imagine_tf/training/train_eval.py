@@ -123,7 +123,9 @@ class ImagineTrainer:
         self.agent = self._make_agent(state_dim)
         self.collector = EpisodeCollector(self.env, self.agent.collect_policy, self.agent.policy)
         if config.reward == "oracle":
-            self.scorer = OracleScorer(GoalTable.from_sentences(["Go left"]))  # refreshed on discovery
+            self.scorer = OracleScorer(
+                GoalTable.from_sentences(["Go left"])
+            )  # refreshed on discovery
         else:
             self.scorer = LearnedRewardScorer(self.reward_network)
         self.relabeler = HerRelabeler(self.scorer, seed=config.seed)
@@ -163,7 +165,9 @@ class ImagineTrainer:
 
         def time_step(state, reward):
             observation = {"state": state, "goal": relabelled.goal_embeddings}
-            return ts.TimeStep(tf.fill([batch], ts.StepType.MID), reward, tf.ones([batch]), observation)
+            return ts.TimeStep(
+                tf.fill([batch], ts.StepType.MID), reward, tf.ones([batch]), observation
+            )
 
         experience = trajectory.Transition(
             time_step(states, tf.zeros([batch])), policy_step.PolicyStep(actions, (), ()),
@@ -178,7 +182,9 @@ class ImagineTrainer:
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
         self.restore()
-        (self.root_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.config), indent=1))
+        (self.root_dir / "config.json").write_text(
+            json.dumps(dataclasses.asdict(self.config), indent=1)
+        )
         writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
         logs = []
         bar = tqdm(total=num_epochs, initial=int(self.epoch.numpy()), desc="imagine", unit="epoch",
@@ -194,7 +200,9 @@ class ImagineTrainer:
             self.save()  # the logs are part of the checkpoint: progress.jsonl never runs ahead of it
             self._write_progress()
             bar.update(1)
-            bar.set_postfix(train_sr=f"{record['eval_train_success']:.2f}", goals=record["discovered_goals"])
+            bar.set_postfix(
+                train_sr=f"{record['eval_train_success']:.2f}", goals=record["discovered_goals"]
+            )
         bar.close()
         return logs
 
@@ -225,7 +233,11 @@ class ImagineTrainer:
             timings["updates"] += time.perf_counter() - start
         start = time.perf_counter()
         reward_report = {}
-        if config.reward == "learned" and epoch % config.reward_update_every == 0 and len(self.goals):
+        if (
+            config.reward == "learned"
+            and epoch % config.reward_update_every == 0
+            and len(self.goals)
+        ):
             reward_report = self.reward_learner.update(self.memory, self._goal_tokens(), new_states)
             self._refresh_goal_embeddings()
         timings["reward"] = time.perf_counter() - start
@@ -253,8 +265,15 @@ class ImagineTrainer:
         count = self.config.episodes_per_cycle
         ids = self.goals.sample(self.rng, count)
         if ids is None:  # nothing discovered: the env draws goals, the policy gets noise
-            sentences = [self.goals.partner_goals[i] for i in self.rng.integers(0, len(self.goals.partner_goals), count)]
-            return sentences, np.full(count, -1), self.rng.standard_normal((count, EMBEDDING_UNITS)).astype(np.float32)
+            sentences = [
+                self.goals.partner_goals[i]
+                for i in self.rng.integers(0, len(self.goals.partner_goals), count)
+            ]
+            return (
+                sentences,
+                np.full(count, -1),
+                self.rng.standard_normal((count, EMBEDDING_UNITS)).astype(np.float32),
+            )
         sentences = [self.goals.sentences[i] for i in ids]
         return sentences, ids, self.embedding_table.numpy()[ids]
 
@@ -296,7 +315,9 @@ class ImagineTrainer:
             env = PlaygroundEnv(GoalCatalog("all", vocabulary=self.vocabulary),
                                 PlaygroundConfig(num_objects=num_objects),
                                 batch_size=len(goals), seed=seed)  # fmt: skip
-            policy = actor_policy.ActorPolicy(time_step_spec, self.agent.action_spec, actor, clip=True)
+            policy = actor_policy.ActorPolicy(
+                time_step_spec, self.agent.action_spec, actor, clip=True
+            )
             self._evaluators[key] = EpisodeCollector(env, policy, policy)
         collector = self._evaluators[key]
         collector.env.seed(seed)  # the same scenes at every evaluation
@@ -357,7 +378,7 @@ class ImagineTrainer:
 
     def _load_numpy_state(self, state: dict) -> None:
         def part(prefix):
-            return {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+            return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
 
         self.replay.load_state_dict(part("replay_"))
         self.goals.load_state_dict(part("goals_"))
@@ -383,7 +404,9 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
     """Restores a run and measures the success rate per goal (train, test, per type); writes eval.json."""
     root = pathlib.Path(root_dir)
     if not (root / "config.json").exists():
-        raise FileNotFoundError(f"No run in {root_dir} (no config.json): train one with `imagine-tf train`.")
+        raise FileNotFoundError(
+            f"No run in {root_dir} (no config.json): train one with `imagine-tf train`."
+        )
     config = TrainConfig(**json.loads((root / "config.json").read_text()))
     trainer = ImagineTrainer(config, root)
     if not trainer.restore():
@@ -402,7 +425,11 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
                      for t in range(1, 6)},  # fmt: skip
         "per_goal": per_goal,
     }
-    name = "eval.json" if result["num_objects"] == config.num_objects else f"eval_n{result['num_objects']}.json"
+    name = (
+        "eval.json"
+        if result["num_objects"] == config.num_objects
+        else f"eval_n{result['num_objects']}.json"
+    )
     path = root / name
     temporary = path.with_name("tmp." + path.name)
     temporary.write_text(json.dumps(result, indent=1))

@@ -38,7 +38,9 @@ def transitions(batch=8, seed=0, reward=None):
         return {"state": tf.constant(state), "goal": tf.constant(goal)}
 
     rewards = reward if reward is not None else -(rng.random(batch) < 0.5).astype(np.float32)
-    first = ts.TimeStep(tf.fill([batch], ts.StepType.MID), tf.zeros([batch]), tf.ones([batch]), observation())
+    first = ts.TimeStep(
+        tf.fill([batch], ts.StepType.MID), tf.zeros([batch]), tf.ones([batch]), observation()
+    )
     second = ts.TimeStep(tf.fill([batch], ts.StepType.MID), tf.constant(rewards, tf.float32), tf.ones([batch]),
                          observation())  # fmt: skip
     actions = tf.constant(rng.uniform(-1, 1, (batch, 3)), tf.float32)

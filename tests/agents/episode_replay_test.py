@@ -9,9 +9,9 @@ T, OBS = 5, 3 + 39 * 3
 
 
 def episodes(count, start=0, achieved=None, goals=4):
-    observations = np.arange(start, start + count, dtype=np.float32)[:, None, None] * 1000 + np.arange(T + 1)[
-        None, :, None
-    ] * np.ones((1, 1, OBS), np.float32)
+    observations = np.arange(start, start + count, dtype=np.float32)[
+        :, None, None
+    ] * 1000 + np.arange(T + 1)[None, :, None] * np.ones((1, 1, OBS), np.float32)
     actions = np.full((count, T, 3), 0.5, np.float32)
     goal_ids = np.arange(start, start + count) % goals
     embeddings = np.tile(goal_ids[:, None], (1, 100)).astype(np.float32)

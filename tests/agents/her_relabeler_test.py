@@ -44,7 +44,9 @@ def test_first_half_with_positives_get_positive_goals_the_rest_negatives():
     ids, rewards = result.goal_ids.numpy(), result.rewards.numpy()
     has_positive = matrix.any(axis=1)
     first_positives = np.flatnonzero(has_positive)[:128]
-    assert np.all(rewards[first_positives] == 0) and np.sum(rewards == 0) == min(128, has_positive.sum())
+    assert np.all(rewards[first_positives] == 0) and np.sum(rewards == 0) == min(
+        128, has_positive.sum()
+    )
     assert np.all(result.relabelled.numpy())
     # Every reward is what the scorer says of (transition, new goal); embeddings follow ids.
     np.testing.assert_array_equal(rewards == 0, matrix[np.arange(256), ids])
@@ -62,7 +64,11 @@ def test_fewer_positives_than_wanted_and_all_positive_rows():
     # With ratio 0 nothing is positive; row 6 has no negative candidate and keeps its goal,
     # rewarded by the scorer (achieved: r = 0).
     kept = relabel_with(matrix, np.array([0, 1, 2, 3, 4, 0, 1, 2]), ratio=0.0)
-    assert not kept.relabelled.numpy()[6] and kept.goal_ids.numpy()[6] == 1 and kept.rewards.numpy()[6] == 0
+    assert (
+        not kept.relabelled.numpy()[6]
+        and kept.goal_ids.numpy()[6] == 1
+        and kept.rewards.numpy()[6] == 0
+    )
     assert np.all(kept.rewards.numpy()[np.arange(8) != 6] == -1)
 
 
@@ -80,7 +86,12 @@ def test_oracle_scorer_rewards_match_the_oracle_on_real_states(episode):
     assert len(set(candidates.numpy())) == 50
     own = tf.constant(np.arange(len(states)) % len(table), tf.int64)
     result = tf.function(relabeler.relabel)(
-        tf.constant(states), tf.constant(states), own, tf.zeros([len(states), 100]), candidates, tf.zeros([50, 100])
+        tf.constant(states),
+        tf.constant(states),
+        own,
+        tf.zeros([len(states), 100]),
+        candidates,
+        tf.zeros([50, 100]),
     )
     truth = oracle.achieved(states, table, result.goal_ids.numpy())
     np.testing.assert_array_equal(result.rewards.numpy() == 0, truth)

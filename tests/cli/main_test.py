@@ -150,7 +150,9 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
                        "--plot", str(plot_file))  # fmt: skip
     report = json.loads(report_file.read_text())
     assert code == 0 and [r["seed"] for r in report["runs"]] == [0, 1]
-    assert report["mean_std"]["fc"]["seeds"] == 2 and report["command"].startswith("imagine-tf reward report")
+    assert report["mean_std"]["fc"]["seeds"] == 2 and report["command"].startswith(
+        "imagine-tf reward report"
+    )
     assert report["runs"][0]["command"].startswith("imagine-tf reward study --study generalization")
     assert plot_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, _, err = run(capsys, "reward", "report", "--root-dir", str(tmp_path / "empty"))
@@ -167,7 +169,9 @@ def test_bench_dataset_small(capsys, tmp_path):
     code, out, _ = run(capsys, "bench", "dataset", "--num-episodes", "40", "--out", str(out_file))
     results = json.loads(out)
     assert code == 0 and results["episodes"] == 40 and results["build_seconds"] > 0
-    assert results["examples"]["train_states"] == 36 and results["examples"]["test_states"] == 4 * 51
+    assert (
+        results["examples"]["train_states"] == 36 and results["examples"]["test_states"] == 4 * 51
+    )
     assert json.loads(out_file.read_text()) == results
 
 
@@ -186,7 +190,9 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     gin.clear_config()
     assert code == 0 and json.loads(out)["epoch"] == 1
     assert (root / "operative_config.gin").exists() and (root / "checkpoint" / "state.npz").exists()
-    code, out, _ = run(capsys, "eval", "--root-dir", str(root), "--repetitions", "1", "--num-objects", "4")
+    code, out, _ = run(
+        capsys, "eval", "--root-dir", str(root), "--repetitions", "1", "--num-objects", "4"
+    )
     result = json.loads(out)
     assert code == 0 and result["num_objects"] == 4 and set(result["per_type"]) == set("12345")
     assert json.loads((root / "eval_n4.json").read_text())["repetitions"] == 1

@@ -18,7 +18,9 @@ GOALS = ["Grasp red cat", "Grow any plant", "Go left", "Grasp any blue thing"]
 
 def make_actor(architecture, num_objects=3, seed=0):
     tf.keras.utils.set_random_seed(seed)
-    return ActorNetwork(example_observation_spec(num_objects, LENGTH), ACTION_SPEC, architecture, WORDS, LENGTH)
+    return ActorNetwork(
+        example_observation_spec(num_objects, LENGTH), ACTION_SPEC, architecture, WORDS, LENGTH
+    )
 
 
 def observation(num_objects=3, batch=4, seed=0):
@@ -41,7 +43,9 @@ def permute_objects(state, order, num_objects=3):
     return np.concatenate(halves, axis=1)
 
 
-@pytest.mark.parametrize("architecture, parameters", [("ma", 160_547), ("fa", 152_499), ("fc", 153_859)])
+@pytest.mark.parametrize(
+    "architecture, parameters", [("ma", 160_547), ("fa", 152_499), ("fc", 153_859)]
+)
 def test_parameter_counts_and_bounded_actions(architecture, parameters):
     actor = make_actor(architecture)
     actions, _ = actor(observation())
@@ -79,7 +83,9 @@ def test_encoder_weights_come_from_the_reward_model_and_get_no_gradient():
     reward({"state": tf.zeros([1, 240]), "goal": inputs["goal"][:1]})
     actor = make_actor("ma")
     actor.set_encoder_weights(reward.encoder)
-    np.testing.assert_allclose(actor.goal_embedding(inputs["goal"]), reward.encoder(inputs["goal"]), atol=1e-6)
+    np.testing.assert_allclose(
+        actor.goal_embedding(inputs["goal"]), reward.encoder(inputs["goal"]), atol=1e-6
+    )
     with tf.GradientTape() as tape:
         loss = tf.reduce_sum(actor(inputs)[0])
     gradients = tape.gradient(loss, actor.encoder.weights)
@@ -89,6 +95,9 @@ def test_encoder_weights_come_from_the_reward_model_and_get_no_gradient():
     on_embeddings = ActorNetwork(spec, ACTION_SPEC, "ma", WORDS, LENGTH)
     embedded = dict(inputs, goal=actor.goal_embedding(inputs["goal"]))
     on_embeddings(embedded)
-    for mine, theirs in ((actor.trunk, on_embeddings.trunk), (actor.action_layer, on_embeddings.action_layer)):
+    for mine, theirs in (
+        (actor.trunk, on_embeddings.trunk),
+        (actor.action_layer, on_embeddings.action_layer),
+    ):
         theirs.set_weights(mine.get_weights())
     np.testing.assert_allclose(on_embeddings(embedded)[0], actor(inputs)[0], atol=1e-6)

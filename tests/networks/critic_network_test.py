@@ -6,7 +6,14 @@ import tensorflow as tf
 
 from imagine_tf.networks.critic_network import CriticNetwork
 from imagine_tf.networks.goal_conditioned_network import example_observation_spec
-from tests.networks.actor_network_test import ACTION_SPEC, LENGTH, WORDS, count, observation, permute_objects
+from tests.networks.actor_network_test import (
+    ACTION_SPEC,
+    LENGTH,
+    WORDS,
+    count,
+    observation,
+    permute_objects,
+)
 
 
 def make_critic(architecture, num_objects=3, seed=0):
@@ -18,7 +25,9 @@ def make_critic(architecture, num_objects=3, seed=0):
 ACTIONS = tf.constant(np.random.default_rng(1).uniform(-1, 1, (4, 3)), tf.float32)
 
 
-@pytest.mark.parametrize("architecture, parameters", [("ma", 165_721), ("fa", 153_056), ("fc", 154_113)])
+@pytest.mark.parametrize(
+    "architecture, parameters", [("ma", 165_721), ("fa", 153_056), ("fc", 154_113)]
+)
 def test_parameter_counts_and_shapes(architecture, parameters):
     critic = make_critic(architecture)
     q_values, _ = critic((observation(), ACTIONS))

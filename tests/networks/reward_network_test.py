@@ -159,7 +159,8 @@ def test_pair_modules_by_parts_equal_the_162_value_pair_inputs():
     network({"state": scene_states, "goal": GOALS})
     embedding = network.encoder(GOALS)
     direct = [
-        network._module(pair_inputs(scene_states, 4, swap=swap), embedding).numpy() for swap in (False, True)
+        network._module(pair_inputs(scene_states, 4, swap=swap), embedding).numpy()
+        for swap in (False, True)
     ]
     by_parts = network.module_probabilities({"state": scene_states, "goal": GOALS})
     assert by_parts.shape == (4, 6)

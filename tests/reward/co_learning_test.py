@@ -16,7 +16,14 @@ def test_updates_learn_from_the_partner_and_keep_the_best_weights():
     partner, vocabulary = SocialPartner(), Vocabulary.default()
     goals = DiscoveredGoals(partner.goals)
     memory = RewardMemory(2000, 240, max_goals=len(partner.goals), seed=0)
-    targets = ["Grasp red cat", "Go left", "Go right", "Grasp any furniture", "Go top", "Grasp blue door"]
+    targets = [
+        "Grasp red cat",
+        "Go left",
+        "Go right",
+        "Grasp any furniture",
+        "Go top",
+        "Grasp blue door",
+    ]
     for seed in range(4):
         result = play(targets * 10, seed=seed, noise_std=0.5)
         descriptions = partner.describe_matrix(result.states[-1])
@@ -26,7 +33,9 @@ def test_updates_learn_from_the_partner_and_keep_the_best_weights():
     network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length)
     tokens = vocabulary.encode(goals.sentences)
     network({"state": memory.states[:1], "goal": tokens[:1]})
-    learner = CoLearnedReward(network, CoLearningConfig(batches_per_epoch=60, max_epochs=6, patience=6))
+    learner = CoLearnedReward(
+        network, CoLearningConfig(batches_per_epoch=60, max_epochs=6, patience=6)
+    )
     held = memory.held_out_rows(num_new=60)
     labels = memory.positives[held, : len(goals)]
     before = learner.held_out_f1(memory.states[held], labels, tokens)

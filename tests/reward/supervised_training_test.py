@@ -55,10 +55,14 @@ def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
     assert set(saved["f1_per_goal"]) == set(data.goals)
     assert (tmp_path / "best.weights.h5").exists()
     assert list((tmp_path / "tensorboard").glob("events.*"))
-    resumed = SupervisedTrainer(data, TrainingConfig(architecture, **{**TINY, "max_epochs": 3}), tmp_path)
+    resumed = SupervisedTrainer(
+        data, TrainingConfig(architecture, **{**TINY, "max_epochs": 3}), tmp_path
+    )
     resumed_metrics = resumed.train(progress=False)
     assert resumed_metrics["epochs"] == 3  # continued from epoch 2
-    assert resumed_metrics["training_seconds"] > metrics["training_seconds"] > 0  # summed over sessions
+    assert (
+        resumed_metrics["training_seconds"] > metrics["training_seconds"] > 0
+    )  # summed over sessions
     assert 1 <= resumed_metrics["best_epoch"] <= 3
 
 

@@ -19,7 +19,9 @@ VOCABULARY = Vocabulary.default()
 
 def make_agent():
     tf.keras.utils.set_random_seed(0)
-    observation_spec = dict(example_observation_spec(3), goal=tf.TensorSpec([100], tf.float32, "goal"))
+    observation_spec = dict(
+        example_observation_spec(3), goal=tf.TensorSpec([100], tf.float32, "goal")
+    )
     action_spec = tensor_spec.BoundedTensorSpec([3], tf.float32, -1.0, 1.0)
     words, length = VOCABULARY.words[1:], VOCABULARY.max_length
     actor = ActorNetwork(observation_spec, action_spec, "ma", words, length)

@@ -21,7 +21,9 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     assert lines == logs
     last = logs[-1]
     assert last["episodes"] == 2 * 3 * 4 and last["discovered_goals"] > 0
-    expected_updates = (2 if reward == "oracle" else 1) * 3 * 2  # learned: no policy update in epoch 0
+    expected_updates = (
+        (2 if reward == "oracle" else 1) * 3 * 2
+    )  # learned: no policy update in epoch 0
     assert last["updates"] == expected_updates
     assert 0.0 <= last["eval_train_success"] <= 1.0 and last["seconds_collection"] > 0
     if reward == "learned":
@@ -43,12 +45,25 @@ def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
     import sys
     import time
 
-    bindings = [f"TrainConfig.{key} = {value}" for key, value in {**TINY, "reward": "'oracle'"}.items()]
-    command = [sys.executable, "-m", "imagine_tf.cli.main", "train", "--root-dir", str(tmp_path), "--num-epochs", "6"]
+    bindings = [
+        f"TrainConfig.{key} = {value}" for key, value in {**TINY, "reward": "'oracle'"}.items()
+    ]
+    command = [
+        sys.executable,
+        "-m",
+        "imagine_tf.cli.main",
+        "train",
+        "--root-dir",
+        str(tmp_path),
+        "--num-epochs",
+        "6",
+    ]
     for binding in bindings:
         command += ["--gin-binding", binding]
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     progress = tmp_path / "progress.jsonl"
     deadline = time.time() + 240
     while time.time() < deadline and process.poll() is None:
