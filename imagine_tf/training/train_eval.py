@@ -33,6 +33,7 @@ import os
 import pathlib
 import shutil
 import time
+from typing import Sequence
 
 import gin
 import numpy as np
@@ -298,6 +299,17 @@ class ImagineTrainer:
         self.agent.set_goal_encoder(self.reward_network.encoder)
 
     # -- evaluation --------------------------------------------------------------------------
+    def play(self, goals: Sequence[str], seed: int = 12345, num_objects: int | None = None):
+        """Noise-free episodes of the policy for goals: (`CollectedEpisodes`, achieved bool [B])."""
+        collector = self._evaluator(tuple(goals), seed, num_objects or self.config.num_objects)
+        collector.env.seed(seed)  # the same scenes at every call
+        embeddings = self.reward_network.encoder(
+            tf.constant(self.vocabulary.encode(list(goals)))
+        ).numpy()
+        episodes = collector.collect(goals, embeddings, explore=False)
+        table = GoalTable.from_sentences(sorted(set(goals)))
+        return episodes, oracle.achieved(episodes.final_states, table, table.index(list(goals)))
+
     def evaluate(self, goals, repetitions: int = 1, seed: int = 12345,
                  num_objects: int | None = None) -> dict[str, float]:  # fmt: skip
         """Success rate per goal of the noise-free policy, judged by the oracle on s_T.
@@ -305,30 +317,31 @@ class ImagineTrainer:
         ``num_objects`` other than the training N needs the MA policy (it works at any N).
         """
         goals = [g for g in goals for _ in range(repetitions)]
-        num_objects = num_objects or self.config.num_objects
-        key = (tuple(goals), seed, num_objects)
-        if key not in self._evaluators:  # one environment and compiled policy per goal list
-            actor = self.agent._actor_network
-            if num_objects != self.config.num_objects:
-                actor = actor.with_num_objects(num_objects)  # ValueError for FA / FC
-            time_step_spec = ts.time_step_spec(actor.input_tensor_spec)
-            env = PlaygroundEnv(GoalCatalog("all", vocabulary=self.vocabulary),
-                                PlaygroundConfig(num_objects=num_objects),
-                                batch_size=len(goals), seed=seed)  # fmt: skip
-            policy = actor_policy.ActorPolicy(
-                time_step_spec, self.agent.action_spec, actor, clip=True
-            )
-            self._evaluators[key] = EpisodeCollector(env, policy, policy)
-        collector = self._evaluators[key]
-        collector.env.seed(seed)  # the same scenes at every evaluation
-        embeddings = self.reward_network.encoder(tf.constant(self.vocabulary.encode(goals))).numpy()
-        episodes = collector.collect(goals, embeddings, explore=False)
-        table = GoalTable.from_sentences(goals)
-        success = oracle.achieved(episodes.final_states, table, table.index(goals))
+        _, success = self.play(goals, seed, num_objects)
         per_goal: dict[str, list[bool]] = {}
         for goal, value in zip(goals, success):
             per_goal.setdefault(goal, []).append(bool(value))
         return {goal: float(np.mean(values)) for goal, values in per_goal.items()}
+
+    def _evaluator(self, goals: tuple, seed: int, num_objects: int) -> EpisodeCollector:
+        """One environment and compiled greedy policy per goal list (cached)."""
+        key = (goals, seed, num_objects)
+        if key not in self._evaluators:
+            actor = self.agent._actor_network
+            if num_objects != self.config.num_objects:
+                actor = actor.with_num_objects(num_objects)  # ValueError for FA / FC
+            time_step_spec = ts.time_step_spec(actor.input_tensor_spec)
+            env = PlaygroundEnv(
+                GoalCatalog("all", vocabulary=self.vocabulary),
+                PlaygroundConfig(num_objects=num_objects),
+                batch_size=len(goals),
+                seed=seed,
+            )
+            policy = actor_policy.ActorPolicy(
+                time_step_spec, self.agent.action_spec, actor, clip=True
+            )
+            self._evaluators[key] = EpisodeCollector(env, policy, policy)
+        return self._evaluators[key]
 
     # -- checkpoints ---------------------------------------------------------------------------
     def save(self) -> None:
@@ -391,11 +404,32 @@ class ImagineTrainer:
 
 
 @gin.configurable
-def train_eval(root_dir: str, num_epochs: int = 167, progress: bool = True) -> list[dict]:
-    """Trains (or resumes) a run with the gin-bound `TrainConfig`; writes the operative config."""
-    trainer = ImagineTrainer(TrainConfig(), root_dir)
+def train_eval(
+    root_dir: str,
+    num_epochs: int = 167,
+    progress: bool = True,
+    demo_goals: Sequence[str] = (
+        "Grasp any animal",
+        "Go left",
+        "Grow any plant",
+        "Grasp red furniture",
+    ),
+) -> list[dict]:
+    """Trains (or resumes) a run with the gin-bound `TrainConfig`.
+
+    Writes the operative gin config, ``learning_curve.png`` and ``agent.gif`` (the noise-free
+    policy pursuing ``demo_goals``) into ``root_dir``.
+    """
+    from imagine_tf.training.run_report import plot_learning_curve, render_agent
+
+    root = pathlib.Path(root_dir)
+    trainer = ImagineTrainer(TrainConfig(), root)
     logs = trainer.train(num_epochs, progress=progress)
-    (pathlib.Path(root_dir) / "operative_config.gin").write_text(gin.operative_config_str())
+    (root / "operative_config.gin").write_text(gin.operative_config_str())
+    if trainer.logs:
+        plot_learning_curve(trainer.logs, root / "learning_curve.png")
+        episodes, achieved = trainer.play(list(demo_goals))
+        render_agent(episodes.states, list(demo_goals), achieved, str(root / "agent.gif"))
     return logs
 
 

@@ -82,3 +82,21 @@ def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
     trainer = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
     assert trainer.restore() and int(trainer.epoch.numpy()) == 6
     assert trainer.replay.episodes_added == 6 * 3 * 4  # nothing lost, nothing doubled
+
+
+def test_train_eval_writes_the_learning_curve_and_the_agent_gif(tmp_path):
+    import gin
+    from PIL import Image
+
+    from imagine_tf.training.train_eval import train_eval
+
+    gin.parse_config(
+        [f"TrainConfig.{key} = {value}" for key, value in {**TINY, "reward": "'oracle'"}.items()]
+    )
+    try:
+        train_eval(str(tmp_path), num_epochs=2, progress=False, demo_goals=("Go left", "Grasp any animal"))
+    finally:
+        gin.clear_config()
+    assert Image.open(tmp_path / "learning_curve.png").size[0] > 500
+    gif = Image.open(tmp_path / "agent.gif")
+    assert 1 < gif.n_frames <= 2 * 51  # two episodes of s_0..s_50 (PIL merges identical frames)

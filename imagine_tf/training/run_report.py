@@ -1,0 +1,61 @@
+"""What a person looks at after a run: the learning curve and the agent pursuing goals.
+
+* `plot_learning_curve`: success rate of the noise-free policy on the train and test goals per
+  epoch (x axis in episodes × 10³, as the papers), discovered goals, and the reward model's
+  held-out F1 — from ``progress.jsonl`` records. PNG, written atomically.
+* `render_agent`: a GIF of the trained policy pursuing a few goals, one after the other, with
+  the goal written on each frame and the oracle's verdict on the last one.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from typing import Sequence
+
+import numpy as np
+
+from imagine_tf.env.rendering import render_states, write_episode
+
+
+def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
+    """Train / test success rate, discovered goals and reward F1 against episodes (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    episodes = np.array([r["episodes"] for r in logs]) / 1000
+    figure, (success, goals) = plt.subplots(1, 2, figsize=(9, 3.4))
+    success.plot(episodes, [r["eval_train_success"] for r in logs], label="train goals")
+    success.plot(episodes, [r["eval_test_success"] for r in logs], label="test goals")
+    f1 = [
+        (e, r["reward_held_out_f1"])
+        for e, r in zip(episodes, logs)
+        if r.get("reward_held_out_f1") is not None
+    ]
+    if f1:
+        success.plot(*zip(*f1), linestyle="--", label="reward F1 (held out)")
+    success.set(xlabel="episodes (×10³)", ylabel="success rate", ylim=(0, 1.02))
+    success.legend(fontsize=8)
+    goals.plot(episodes, [r["discovered_goals"] for r in logs], color="tab:green")
+    goals.set(xlabel="episodes (×10³)", ylabel="discovered goals")
+    figure.tight_layout()
+    path = pathlib.Path(path)
+    temporary = path.with_name("tmp." + path.name)
+    figure.savefig(temporary, format="png", dpi=110)
+    plt.close(figure)
+    os.replace(temporary, path)
+
+
+def render_agent(
+    states: np.ndarray, goals: Sequence[str], achieved: Sequence[bool], path: str
+) -> str:
+    """A GIF of episodes played one after the other: states [B, T + 1, D], one goal each."""
+    frames = []
+    for episode, goal, success in zip(states, goals, achieved):
+        captions = [goal] * (len(episode) - 1) + [
+            f"{goal}: {'achieved' if success else 'not achieved'}"
+        ]
+        frames.append(render_states(episode, goals=captions))
+    return write_episode(np.concatenate(frames), path)
