@@ -19,6 +19,7 @@ import sys
 from typing import Sequence
 
 from imagine_tf.data.supervised import GOAL_SETS
+from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -297,8 +298,8 @@ def _reward_report_command(args: argparse.Namespace) -> int:
         command = f"imagine-tf reward report --root-dir {args.root_dir} --out {args.out}"
         write_report(report, args.out, command + (f" --plot {args.plot}" if args.plot else ""))
     if args.plot:
-        plot_study(report, args.plot)
-    print(format_study(report))
+        plot_study(report, args.plot, args.columns)
+    print(format_study(report, args.columns))
     return 0
 
 
@@ -494,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--out", help="write the report as JSON")
     report.add_argument("--plot", help="write a bar chart PNG")
+    report.add_argument("--columns", nargs="+", choices=[name for name, _ in STUDY_COLUMNS],
+                        help="F1 columns of the table and chart (default: all that have values)")  # fmt: skip
     report.set_defaults(run=_reward_report_command)
 
     tune = reward_commands.add_parser("tune", help="keras-tuner search, objective validation F1")

@@ -26,7 +26,6 @@ import numpy as np
 
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
-from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
 
 STUDIES = {
     "generalization": ("one_object", ("ma", "fa", "fc")),
@@ -66,6 +65,8 @@ def run_reward_study(
     2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
     each run's ``command.txt`` (and in the report).
     """
+    from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig  # TensorFlow
+
     if study not in STUDIES:
         raise ValueError(f"study must be one of {sorted(STUDIES)}, got {study!r}.")
     goal_set, default_architectures = STUDIES[study]
