@@ -23,7 +23,6 @@ import platform
 import tempfile
 import time
 
-import numpy as np
 import tensorflow as tf
 
 REFERENCE = {"updates_per_s_one_core": 12, "collection_steps_per_s_one_core": 2_360,

@@ -1,7 +1,6 @@
 """ImagineDdpgAgent: the reference's critic target clipping, actor penalty, target schedule."""
 
 import numpy as np
-import pytest
 import tensorflow as tf
 from tf_agents.specs import tensor_spec
 from tf_agents.trajectories import policy_step, time_step as ts, trajectory

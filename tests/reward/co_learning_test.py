@@ -1,6 +1,5 @@
 """CoLearnedReward: updates from partner-labelled final states; best weights kept; Adam persists."""
 
-import numpy as np
 import tensorflow as tf
 
 from imagine_tf.agents.goal_sampler import DiscoveredGoals
