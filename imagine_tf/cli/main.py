@@ -245,15 +245,20 @@ def _reward_train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _limit_threads(threads: int | None) -> None:
+    """Limits TensorFlow to ``threads`` threads (before it starts); None keeps all cores."""
+    if threads:
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+
+
 def _reward_study_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.reward_study import format_study, run_reward_study
 
     directory = _prepared_dataset(args)
-    if args.threads:
-        import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    _limit_threads(args.threads)
     report = run_reward_study(
         directory,
         args.root_dir,
@@ -367,11 +372,7 @@ def _reward_tune_command(args: argparse.Namespace) -> int:
 def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
 
-    if args.threads:
-        import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    _limit_threads(args.threads)
     if args.target == "train":
         from imagine_tf.benchmarks.train_bench import run_train_benchmark
 

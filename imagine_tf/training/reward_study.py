@@ -26,6 +26,7 @@ import numpy as np
 
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
+from imagine_tf.training.atomic_files import save_figure_atomically, write_text_atomically
 
 STUDIES = {
     "generalization": ("one_object", ("ma", "fa", "fc")),
@@ -193,17 +194,10 @@ def plot_study(report: dict, path: str | os.PathLike, columns: Sequence[str] | N
     axes.set_ylim(0, 1.05)
     axes.legend(fontsize=8)
     figure.tight_layout()
-    path = pathlib.Path(path)
-    temporary = path.with_name("tmp." + path.name)
-    figure.savefig(temporary, format="png", dpi=120)
-    plt.close(figure)
-    os.replace(temporary, path)
+    save_figure_atomically(figure, path)
 
 
 def write_report(report: dict, path: str | os.PathLike, command: str) -> None:
     """The report as JSON (with the command that made it and a timestamp), written atomically."""
-    path = pathlib.Path(path)
     record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **report}
-    temporary = path.with_name("tmp." + path.name)
-    temporary.write_text(json.dumps(record, indent=1))
-    os.replace(temporary, path)
+    write_text_atomically(path, json.dumps(record, indent=1))

@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 import os
-import pathlib
 from typing import Sequence
 
 import numpy as np
 
 from imagine_tf.env.rendering import render_states, write_episode
+from imagine_tf.training.atomic_files import save_figure_atomically
 
 
 def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
@@ -41,11 +41,7 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
     goals.plot(episodes, [r["discovered_goals"] for r in logs], color="tab:green")
     goals.set(xlabel="episodes (×10³)", ylabel="discovered goals")
     figure.tight_layout()
-    path = pathlib.Path(path)
-    temporary = path.with_name("tmp." + path.name)
-    figure.savefig(temporary, format="png", dpi=110)
-    plt.close(figure)
-    os.replace(temporary, path)
+    save_figure_atomically(figure, path, dpi=110)
 
 
 def render_agent(

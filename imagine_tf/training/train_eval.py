@@ -59,6 +59,7 @@ from imagine_tf.networks.critic_network import CriticNetwork
 from imagine_tf.networks.reward_network import RewardNetwork
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
 from imagine_tf.reward.reward_memory import RewardMemory
+from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.collection import EpisodeCollector
 
 EMBEDDING_UNITS = 100
@@ -369,10 +370,8 @@ class ImagineTrainer:
 
     def _write_progress(self) -> None:
         """``progress.jsonl``: one JSON record per finished epoch (rewritten atomically)."""
-        path = self.root_dir / "progress.jsonl"
-        temporary = path.with_name("tmp." + path.name)
-        temporary.write_text("".join(json.dumps(record) + "\n" for record in self.logs))
-        os.replace(temporary, path)
+        text = "".join(json.dumps(record) + "\n" for record in self.logs)
+        write_text_atomically(self.root_dir / "progress.jsonl", text)
 
     def restore(self) -> bool:
         """Restores the last checkpoint if there is one (an interrupted save falls back to the old)."""
@@ -465,7 +464,5 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
         else f"eval_n{result['num_objects']}.json"
     )
     path = root / name
-    temporary = path.with_name("tmp." + path.name)
-    temporary.write_text(json.dumps(result, indent=1))
-    os.replace(temporary, path)
+    write_text_atomically(path, json.dumps(result, indent=1))
     return result

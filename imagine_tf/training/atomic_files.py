@@ -1,0 +1,25 @@
+"""Files written whole or not at all: a temporary file in the same directory, then a rename."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+
+def write_text_atomically(path: str | os.PathLike, text: str) -> None:
+    """Writes ``text`` to ``path``; a reader never sees half a file."""
+    path = pathlib.Path(path)
+    temporary = path.with_name("tmp." + path.name)
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def save_figure_atomically(figure, path: str | os.PathLike, dpi: int = 120) -> None:
+    """Saves a matplotlib figure as PNG to ``path`` atomically, then closes it."""
+    import matplotlib.pyplot as plt
+
+    path = pathlib.Path(path)
+    temporary = path.with_name("tmp." + path.name)
+    figure.savefig(temporary, format="png", dpi=dpi)
+    plt.close(figure)
+    os.replace(temporary, path)
