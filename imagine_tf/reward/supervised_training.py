@@ -190,6 +190,7 @@ class SupervisedTrainer:
             hidden_units=config.hidden_units,
         )
         self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
+        self._step = make_train_step(self.network, self.optimizer)
         self._split_validation()
         self.epoch = tf.Variable(0, dtype=tf.int64, name="epoch")
         self.best_f1 = tf.Variable(-1.0, dtype=tf.float64, name="best_f1")
@@ -227,8 +228,6 @@ class SupervisedTrainer:
 
     def _train_step(self, states, goal_rows, labels):
         """One Adam step on states [B, D], rows of `_train_goal_tokens` [B], labels [B]."""
-        if not hasattr(self, "_step"):
-            self._step = make_train_step(self.network, self.optimizer)
         return self._step(states, self._train_goal_tokens, goal_rows, labels)
 
     def validation_f1(self) -> float:

@@ -241,7 +241,8 @@ class ImagineTrainer:
             and len(self.goals)
         ):
             reward_report = self.reward_learner.update(self.memory, self._goal_tokens(), new_states)
-            self._refresh_goal_embeddings()
+            self._embed_goals()
+            self.agent.set_goal_encoder(self.reward_network.encoder)  # only changes here
         timings["reward"] = time.perf_counter() - start
         start = time.perf_counter()
         train_success = self.evaluate(grammar.train_goals())
@@ -277,13 +278,13 @@ class ImagineTrainer:
                 self.rng.standard_normal((count, EMBEDDING_UNITS)).astype(np.float32),
             )
         sentences = [self.goals.sentences[i] for i in ids]
-        return sentences, ids, self.embedding_table.numpy()[ids]
+        return sentences, ids, tf.gather(self.embedding_table, ids).numpy()
 
     def _observe(self, episodes, goal_ids: np.ndarray, embeddings: np.ndarray) -> None:
         """Partner feedback on s_T: discovery, reward memory, replay."""
         descriptions = self.partner.describe_matrix(episodes.final_states)
         if self.goals.discover(descriptions).size:
-            self._refresh_goal_embeddings()
+            self._embed_goals()
         achieved = self.goals.achieved(descriptions)
         self.memory.add(episodes.final_states, achieved)
         self.replay.add(episodes.states, episodes.actions, goal_ids, embeddings, achieved)
@@ -291,13 +292,12 @@ class ImagineTrainer:
     def _goal_tokens(self) -> np.ndarray:
         return self.vocabulary.encode(self.goals.sentences)
 
-    def _refresh_goal_embeddings(self) -> None:
-        """Embeddings of the discovered goals from the reward model's encoder; the encoder into the agent."""
+    def _embed_goals(self) -> None:
+        """The discovered goals' embeddings from the reward model's encoder (and the oracle's table)."""
         if isinstance(self.scorer, OracleScorer):
             self.scorer.goal_table = GoalTable.from_sentences(self.goals.sentences)
         embeddings = self.reward_network.encoder(tf.constant(self._goal_tokens()))
         self.embedding_table[: len(self.goals)].assign(embeddings)
-        self.agent.set_goal_encoder(self.reward_network.encoder)
 
     # -- evaluation --------------------------------------------------------------------------
     def play(self, goals: Sequence[str], seed: int = 12345, num_objects: int | None = None):
@@ -397,8 +397,8 @@ class ImagineTrainer:
         self.memory.load_state_dict(part("memory_"))
         decode_rng_state(self.rng, state["rng_state"])
         self.logs = json.loads(bytes(state["logs"]).decode())
-        if isinstance(self.scorer, OracleScorer) and len(self.goals):
-            self.scorer.goal_table = GoalTable.from_sentences(self.goals.sentences)
+        if len(self.goals):
+            self._embed_goals()
         self.agent.set_goal_encoder(self.reward_network.encoder)
 
 
