@@ -15,7 +15,8 @@ goals' lists), then t uniform in [0, T − 1]. With no achieved goal yet: unifor
 per-goal lists are a CSR index rebuilt at each `add` (once per cycle), so sampling a batch is a
 handful of vectorised numpy operations.
 
-Memory: 50,000 episodes of N = 3 take 50,000 × (51 × 120 + 50 × 3 + 100) × 4 B ≈ 1.3 GB.
+Memory: 50,000 episodes of N = 3 take 50,000 × (51 × 120 + 50 × 3 + 100) × 4 B ≈ 1.3 GB
+(checkpointed incrementally by `imagine_tf.training.replay_checkpoint`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ import ast
 import dataclasses
 
 import numpy as np
+
+# The per-episode arrays of the ring buffer, indexed by slot.
+EPISODE_FIELDS = ("observations", "actions", "goal_ids", "goal_embeddings", "achieved")
 
 
 @dataclasses.dataclass
@@ -152,29 +156,40 @@ class EpisodeReplay:
             steps=steps,
         )
 
-    def state_dict(self) -> dict:
-        """Everything needed to restore the replay (arrays and counters, RNG state)."""
-        used = slice(0, self.size)
-        return {
-            "observations": self.observations[used], "actions": self.actions[used],
-            "goal_ids": self.goal_ids[used], "goal_embeddings": self.goal_embeddings[used],
-            "achieved": self.achieved[used], "next_index": np.int64(self.next_index),
-            "episodes_added": np.int64(self.episodes_added),
-            "rng_state": encode_rng_state(self.rng),
-        }  # fmt: skip
+    def set_counters(self, episodes_added: int) -> None:
+        """Sets the counters for ``episodes_added`` episodes already in their slots (e mod
+        capacity), as an incremental restore leaves them, and rebuilds the goal index."""
+        self.episodes_added = int(episodes_added)
+        self.size = min(self.episodes_added, self.capacity)
+        self.next_index = self.episodes_added % self.capacity
+        self._index_goals()
+
+    def state_dict(self, include_episodes: bool = True) -> dict:
+        """Everything needed to restore the replay: counters, RNG state and (unless a
+        `ReplayCheckpoint` keeps them) the episodes."""
+        state = {"next_index": np.int64(self.next_index), "episodes_added": np.int64(self.episodes_added),
+                 "rng_state": encode_rng_state(self.rng)}  # fmt: skip
+        if include_episodes:
+            used = slice(0, self.size)
+            state.update({name: getattr(self, name)[used] for name in EPISODE_FIELDS})
+        return state
 
     def load_state_dict(self, state: dict) -> None:
-        """Restores what `state_dict` returned (same capacity and shapes)."""
+        """Restores what `state_dict` returned (same capacity and shapes). Without episodes,
+        only the counters and RNG: the episodes must already be in their slots."""
+        decode_rng_state(self.rng, state["rng_state"])
+        if "observations" not in state:
+            self.set_counters(int(state["episodes_added"]))
+            return
         size = len(state["observations"])
         if size > self.capacity:
             raise ValueError(
                 f"The saved replay holds {size} episodes, more than capacity {self.capacity}."
             )
-        for name in ("observations", "actions", "goal_ids", "goal_embeddings", "achieved"):
+        for name in EPISODE_FIELDS:
             getattr(self, name)[:size] = state[name]
         self.size, self.next_index = size, int(state["next_index"])
         self.episodes_added = int(state["episodes_added"])
-        decode_rng_state(self.rng, state["rng_state"])
         self._index_goals()
 
 

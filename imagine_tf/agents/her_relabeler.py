@@ -51,7 +51,11 @@ class LearnedRewardScorer:
         self.reward_network, self.threshold = reward_network, threshold
 
     def scan(self, states, goal_ids, goal_embeddings):
-        return self.reward_network.scan(states, goal_embeddings) > self.threshold
+        structured = self.reward_network.architecture == "ma"  # relabelled states are the env's
+        return (
+            self.reward_network.scan(states, goal_embeddings, playground_states=structured)
+            > self.threshold
+        )
 
     def score(self, states, goal_ids, goal_embeddings):
         return self.reward_network.head(states, goal_embeddings) > self.threshold

@@ -2,7 +2,7 @@
 
 The state is s = [o_t, o_t − o_0], with o_t = body (3) + N objects × 39. A Deep Sets module
 sees one object at a time: x_i = [body, Δbody, obj_i, Δobj_i] (3 + 3 + 39 + 39 = 84 values, in
-this order). A pair module sees x_ij = [body, Δbody, obj_i, Δobj_i, obj_j, Δobj_j] (162 values).
+this order); obj_i = [one-hot type (32), x, y, size, R, G, B, grasped]. A pair module sees x_ij = [body, Δbody, obj_i, Δobj_i, obj_j, Δobj_j] (162 values).
 Sizes arrive as arguments (this package knows no environment).
 """
 
@@ -16,6 +16,15 @@ from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 
 BODY_DIM = 3
 OBJECT_DIM = 39
+NUM_TYPES = 32  # an object's first 32 features: its type, one-hot
+RGB_OFFSET = 35  # an object's R, G, B features
+# The 49 of the 84 per-object input values that can vary in Playground observations: all but
+# Δtype and ΔRGB (zero: types and colours never change within an episode).
+PLAYGROUND_VARYING_INPUTS = [
+    i for i in range(2 * BODY_DIM + 2 * OBJECT_DIM)
+    if not (2 * BODY_DIM + OBJECT_DIM <= i < 2 * BODY_DIM + OBJECT_DIM + NUM_TYPES
+            or 2 * BODY_DIM + OBJECT_DIM + RGB_OFFSET <= i < 2 * BODY_DIM + OBJECT_DIM + RGB_OFFSET + 3)
+]  # fmt: skip
 
 
 def split_state(

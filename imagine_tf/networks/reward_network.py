@@ -31,6 +31,7 @@ import tensorflow as tf
 from imagine_tf.networks.deep_sets import (
     BODY_DIM,
     OBJECT_DIM,
+    PLAYGROUND_VARYING_INPUTS,
     object_inputs,
     object_pairs,
     split_state,
@@ -183,14 +184,20 @@ class RewardNetwork(tf.keras.Model):
             return self._module_logit(tf.concat([state, goal_embedding], axis=-1), goal_embedding)
         return self._module_logit(state, goal_embedding)  # fa
 
-    def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
+    def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor,
+             playground_states: bool = False) -> tf.Tensor:  # fmt: skip
         """P(achieved) [S, G] of every (state, goal) pair: states [S, D], embeddings [G, E].
 
         The relabeller's and the F1 evaluation's shape. Equal to `head` on the S·G tiled pairs,
         without tiling them: the attention is computed once per goal and folded into the first
         kernel, (x ⊙ α_g) W = x (diag(α_g) W), so the work is one matmul of the S·M module
-        inputs by the G gated kernels; FC splits its kernel into a state part and a goal part.
-        Memory: S·G·M·H floats (M modules, H hidden units); chunk the states to bound it.
+        inputs [S·M, F] by the G gated kernels side by side [F, G·H]; FC splits its kernel into
+        a state part and a goal part. Memory: S·G·M·H floats (M modules, H hidden units); chunk
+        the states to bound it.
+
+        ``playground_states=True`` (MA only) uses the structure of Playground observations
+        (`_scan_playground_objects`): 42 % less work, equal up to float rounding on any state the
+        environment produces.
         """
         state = tf.convert_to_tensor(state, tf.float32)
         goal_embeddings = tf.convert_to_tensor(goal_embeddings, tf.float32)
@@ -201,21 +208,59 @@ class RewardNetwork(tf.keras.Model):
             goal_part = tf.matmul(goal_embeddings, kernel[state_dim:]) + bias  # [G, H]
             hidden = tf.nn.relu(state_part[:, None, :] + goal_part[None, :, :])  # [S, G, H]
             return tf.sigmoid(self.readout(hidden)[..., 0])
+        attention = self.attention.gate(goal_embeddings)  # [G, F]
         if self.architecture == "ma_pairs":
-            attention = self.attention.gate(goal_embeddings)  # [G, 162]
             probabilities = self._pair_probabilities(state, attention, per_goal=True)
             return self._or_over_modules(probabilities)  # [S, G]
+        if self.architecture == "ma" and playground_states:
+            return self._or_over_modules(
+                tf.sigmoid(self._scan_playground_objects(state, attention))
+            )
         if self.architecture == "ma":
             inputs = object_inputs(state, self.num_objects)  # [S, N, 84]
         else:  # fa
             inputs = state[:, None, :]  # [S, 1, D]
-        attention = self.attention.gate(goal_embeddings)  # [G, F]
-        gated_kernel = attention[:, :, None] * kernel[None]  # [G, F, H]
-        hidden = tf.nn.relu(tf.einsum("smf,gfh->sgmh", inputs, gated_kernel) + bias)
-        module_logits = self.readout(hidden)[..., 0]  # [S, G, M]
+        gated_kernels = tf.transpose(attention)[:, :, None] * kernel[:, None, :]  # [F, G, H]
+        module_logits = self._module_logits_per_goal(inputs, gated_kernels)  # [S, G, M]
         if self.architecture == "fa":
             return tf.sigmoid(module_logits[..., 0])
         return self._or_over_modules(tf.sigmoid(module_logits))
+
+    def _module_logits_per_goal(self, inputs: tf.Tensor, gated_kernels: tf.Tensor) -> tf.Tensor:
+        """Module logits [S, G, M] of module inputs [S, M, F] under gated kernels [F, G, H].
+
+        All G gated kernels side by side, [F, G·H]: one large matmul, fused with the bias and
+        ReLU, then the readout as one matrix-vector product (the fastest shapes on a CPU).
+        """
+        (num_modules, width), num_goals = inputs.shape[1:], tf.shape(gated_kernels)[1]
+        hidden = tf.nn.relu(
+            tf.nn.bias_add(
+                tf.matmul(tf.reshape(inputs, [-1, width]), tf.reshape(gated_kernels, [width, -1])),
+                tf.tile(self.hidden.bias, [num_goals]),
+            )
+        )  # [S·M, G·H] fmt: skip
+        logits = tf.matmul(tf.reshape(hidden, [-1, self.hidden_units]), self.readout.kernel)
+        logits = tf.reshape(logits + self.readout.bias, [-1, num_modules, num_goals])
+        return tf.transpose(logits, [0, 2, 1])
+
+    def _scan_playground_objects(self, state: tf.Tensor, attention: tf.Tensor) -> tf.Tensor:
+        """MA module logits [S, G, N] for Playground states, attention α [G, 84].
+
+        x_i = [body (6), obj_i (39), Δobj_i (39)] with obj_i = [type one-hot (32), x, y, size,
+        R, G, B, grasped]. Types and colours never change within an episode, so in every
+        Playground observation Δtype and ΔRGB, 35 of the 84 values, are zero: the matmul keeps
+        the 49 other columns of x_i and rows of diag(α_g) W, with the same sums (up to the order
+        of float additions). Inputs where they are not zero need the general `scan`.
+        """
+        inputs = tf.gather(
+            object_inputs(state, self.num_objects), PLAYGROUND_VARYING_INPUTS, axis=-1
+        )
+        gated_kernels = tf.gather(tf.transpose(attention), PLAYGROUND_VARYING_INPUTS)[
+            :, :, None
+        ] * (
+            tf.gather(self.hidden.kernel, PLAYGROUND_VARYING_INPUTS)[:, None, :]
+        )  # [49, G, H]
+        return self._module_logits_per_goal(inputs, gated_kernels)
 
     def _or_over_modules(self, probabilities: tf.Tensor) -> tf.Tensor:
         """OR over the last axis of module probabilities [S, G, M] -> [S, G]."""

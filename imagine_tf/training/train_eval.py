@@ -61,6 +61,7 @@ from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
 from imagine_tf.reward.reward_memory import RewardMemory
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.collection import EpisodeCollector
+from imagine_tf.training.replay_checkpoint import ReplayCheckpoint
 
 EMBEDDING_UNITS = 100
 
@@ -136,6 +137,7 @@ class ImagineTrainer:
             agent=self.agent, reward_network=self.reward_network,
             reward_optimizer=self.reward_learner.optimizer, embedding_table=self.embedding_table,
             epoch=self.epoch, relabeler_generator=self.relabeler.generator)  # fmt: skip
+        self.replay_checkpoint = ReplayCheckpoint(self.root_dir / "replay")
         self._update = tf.function(self._update_step)
         self._evaluators: dict = {}
         self.logs: list[dict] = []  # one record per finished epoch, all sessions
@@ -260,6 +262,9 @@ class ImagineTrainer:
             "reward_held_out_f1": reward_report.get("held_out_f1"),
             "eval_train_success": float(np.mean(list(train_success.values()))),
             "eval_test_success": float(np.mean(list(test_success.values()))),
+            **{f"eval_train_success_{predicate.lower()}": float(np.mean(
+                [v for goal, v in train_success.items() if goal.split()[0] == predicate]))
+               for predicate in ("Go", "Grasp", "Grow")},  # fmt: skip
             **{f"seconds_{name}": round(value, 3) for name, value in timings.items()},
         }
 
@@ -346,11 +351,13 @@ class ImagineTrainer:
 
     # -- checkpoints ---------------------------------------------------------------------------
     def save(self) -> None:
-        """Writes the TF state and the numpy state atomically into ``checkpoint/`` (one kept)."""
+        """Writes the TF state and the numpy state atomically into ``checkpoint/`` (one kept);
+        the replay's new episodes go to ``replay/`` first (`ReplayCheckpoint`)."""
         final = self.root_dir / "checkpoint"
         temporary = self.root_dir / "checkpoint.tmp"
         shutil.rmtree(temporary, ignore_errors=True)
         temporary.mkdir(parents=True)
+        self.replay_checkpoint.save(self.replay)  # only the episodes added since the last save
         self.checkpoint.write(str(temporary / "tf"))
         np.savez(temporary / "state.npz", **self._numpy_state())
         previous = self.root_dir / "checkpoint.old"
@@ -359,9 +366,12 @@ class ImagineTrainer:
             os.replace(final, previous)
         os.replace(temporary, final)
         shutil.rmtree(previous, ignore_errors=True)
+        self.replay_checkpoint.prune(self.replay.episodes_added, self.replay.capacity)
 
     def _numpy_state(self) -> dict:
-        state = {f"replay_{k}": v for k, v in self.replay.state_dict().items()}
+        state = {
+            f"replay_{k}": v for k, v in self.replay.state_dict(include_episodes=False).items()
+        }
         state.update({f"goals_{k}": v for k, v in self.goals.state_dict().items()})
         state.update({f"memory_{k}": v for k, v in self.memory.state_dict().items()})
         state["rng_state"] = encode_rng_state(self.rng)
@@ -392,7 +402,9 @@ class ImagineTrainer:
         def part(prefix):
             return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
 
-        self.replay.load_state_dict(part("replay_"))
+        replay_state = part("replay_")
+        self.replay_checkpoint.restore(self.replay, int(replay_state["episodes_added"]))
+        self.replay.load_state_dict(replay_state)
         self.goals.load_state_dict(part("goals_"))
         self.memory.load_state_dict(part("memory_"))
         decode_rng_state(self.rng, state["rng_state"])

@@ -165,3 +165,25 @@ def test_pair_modules_by_parts_equal_the_162_value_pair_inputs():
     by_parts = network.module_probabilities({"state": scene_states, "goal": GOALS})
     assert by_parts.shape == (4, 6)
     np.testing.assert_allclose(by_parts, np.maximum(*direct), atol=1e-5)
+
+
+def test_playground_scan_equals_the_general_scan_on_environment_states():
+    from imagine_tf.playground import play
+
+    goals = ["Grasp red cat", "Grow any plant", "Go left", "Grasp any furniture"] * 3
+    episode = play(goals, policy="scripted", seed=5)  # grasps and growth happen
+    scene_states = tf.constant(episode.states[::7].reshape(-1, episode.states.shape[-1]))
+    network = make("ma", seed=4)
+    network({"state": scene_states[:1], "goal": GOALS[:1]})
+    embeddings = network.encoder(tf.constant(grammar_goals()))
+    general = network.scan(scene_states, embeddings).numpy()
+    structured = network.scan(scene_states, embeddings, playground_states=True).numpy()
+    assert general.shape == structured.shape == (len(scene_states), 40)
+    np.testing.assert_allclose(structured, general, atol=1e-5)
+    assert np.ptp(general) > 0.1  # the probabilities vary across states and goals
+
+
+def grammar_goals():
+    from imagine_tf.language import grammar
+
+    return grammar.train_goals()[::4][:40]

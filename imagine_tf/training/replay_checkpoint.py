@@ -1,0 +1,103 @@
+"""Incremental checkpoints of an `EpisodeReplay`: each save writes only the new episodes.
+
+A full replay (50,000 episodes of N = 3) is about 1.3 GB; rewriting it at every epoch would
+cost more than the epoch's training. Instead ``replay/`` holds one file per save,
+``episodes_{first:012d}.npz``, with the episodes numbered [first, first + count) (episode e
+lives in slot e mod capacity). The run's main checkpoint records how many episodes the replay
+had (``episodes_added``); restoring replays the files in order into the ring buffer, keeping
+the last ``capacity`` episodes.
+
+Crash safety: a file is written under a temporary name and renamed (atomic); a file is
+deleted only once every episode in it has been overwritten *and* a newer main checkpoint no
+longer needs it, and files beyond the main checkpoint (a save interrupted before the main
+checkpoint was written) are ignored and removed at restore.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import numpy as np
+
+from imagine_tf.agents.episode_replay import EPISODE_FIELDS, EpisodeReplay
+
+
+class ReplayCheckpoint:
+    """The ``replay/`` directory of a run.
+
+    Args:
+      directory: where the episode files go (created on the first save).
+    """
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = pathlib.Path(directory)
+
+    def _files(self) -> list[tuple[int, pathlib.Path]]:
+        """(first episode, path) of every episode file, in order."""
+        if not self.directory.exists():
+            return []
+        found = []
+        for path in self.directory.glob("episodes_*.npz"):
+            found.append((int(path.stem.split("_")[1]), path))
+        return sorted(found)
+
+    def saved_until(self) -> int:
+        """How many episodes the files hold in all (the end of the last file)."""
+        files = self._files()
+        if not files:
+            return 0
+        with np.load(files[-1][1]) as last:
+            return files[-1][0] + len(last["goal_ids"])
+
+    def save(self, replay: EpisodeReplay) -> None:
+        """Writes the episodes added since the last save (call before the main checkpoint)."""
+        first, stop = self.saved_until(), replay.episodes_added
+        if stop <= first:
+            return
+        first = max(first, stop - replay.capacity)  # older ones were already overwritten
+        slots = np.arange(first, stop) % replay.capacity
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"episodes_{first:012d}.npz"
+        temporary = self.directory / f"partial_{path.name}"
+        np.savez(temporary, **{name: getattr(replay, name)[slots] for name in EPISODE_FIELDS})
+        os.replace(temporary, path)
+
+    def prune(self, episodes_added: int, capacity: int) -> None:
+        """Deletes the files whose episodes have all been overwritten (call after the main
+        checkpoint is written): those that end at or before ``episodes_added − capacity``."""
+        files = self._files()
+        for (first, path), following in zip(files, files[1:] + [(None, None)]):
+            end = following[0] if following[0] is not None else episodes_added
+            if end <= episodes_added - capacity:
+                path.unlink()
+
+    def restore(self, replay: EpisodeReplay, episodes_added: int) -> None:
+        """Fills ``replay`` with the last ``capacity`` of its first ``episodes_added`` episodes.
+
+        Raises a ValueError naming the gap if the files do not cover them.
+        """
+        window_start = max(0, episodes_added - replay.capacity)
+        covered = window_start
+        for first, path in self._files():
+            if first >= episodes_added:  # written by a save whose main checkpoint never landed
+                path.unlink()
+                continue
+            with np.load(path) as arrays:
+                count = len(arrays["goal_ids"])
+                keep = np.arange(count)[(first + np.arange(count) >= window_start)
+                                        & (first + np.arange(count) < episodes_added)]  # fmt: skip
+                if keep.size == 0:
+                    continue
+                if first + keep[0] > covered:
+                    break
+                slots = (first + keep) % replay.capacity
+                for name in EPISODE_FIELDS:
+                    getattr(replay, name)[slots] = arrays[name][keep]
+                covered = max(covered, first + int(keep[-1]) + 1)
+        if covered < episodes_added:
+            raise ValueError(
+                f"The replay files in {self.directory} hold episodes up to {covered}, the checkpoint "
+                f"needs {episodes_added}: files are missing. Delete the run directory to start over."
+            )
+        replay.set_counters(episodes_added)
