@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-all bench clean
+.PHONY: install demo quickstart test test-all bench clean
 
 $(STAMP): requirements/lock.txt setup.cfg
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required (set PYTHON=...)"; exit 1; }
@@ -19,6 +19,12 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/imagine-tf demo --out-dir outputs/demo
 
+## The README's main job: a short IMAGINE run (MA policy, learned MA reward) on 2 CPU cores,
+## then 10 evaluation episodes per goal. Writes runs/quickstart/{learning_curve.png,agent.gif,eval.json}.
+quickstart: $(STAMP)
+	$(BIN)/imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+	$(BIN)/imagine-tf eval --root-dir runs/quickstart --repetitions 10
+
 ## Fast tests (slow/integration deselected by setup.cfg).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -30,4 +36,4 @@ bench: $(STAMP)
 	$(BIN)/imagine-tf bench env --out docs/results/env_bench.json
 
 clean:
-	rm -rf $(VENV) outputs .pytest_cache
+	rm -rf $(VENV) outputs runs .pytest_cache

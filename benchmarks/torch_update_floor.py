@@ -4,8 +4,11 @@ REFERENCE_SPEED.md timed the authors' PyTorch actor + critic update (batch 256, 
 REFERENCE_FACTS §6.1) at 22.7 ms isolated and 27.7 ms in the loop, on an "Intel Xeon" 2-vCPU
 VM. This script rebuilds networks of the same shapes and parameter counts in PyTorch (our own
 code: the same layer sizes, not the authors' code) and times one DDPG update — target actor and
-critic, critic MSE step, actor −Q + action-L2 step, Adam — at one thread, so that our TensorFlow
-figures can be compared with the same arithmetic in the reference's framework on this machine.
+critic, critic MSE step, actor −Q + action-L2 step, Adam — at one thread, and the reference's way
+of scoring the relabelling candidates (the 256 × 50 pairs tiled, one forward of the MA reward),
+so that our TensorFlow figures can be compared with the same arithmetic in the reference's
+framework on this machine. (The reference's Python balancing loops, ≈ 11 ms there, are not
+included.)
 
 It needs PyTorch, which imagine-tf does not depend on:
 
@@ -61,6 +64,36 @@ class Critic(nn.Module):
         return self.net(with_action, goal)[:, 0]
 
 
+class RewardMA(nn.Module):
+    """The MA reward of REFERENCE_FACTS §5.1: p_i = σ(Dense(1)(ReLU(Dense(100)(x_i ⊙ α(g))))), then
+    an OR over objects (here the max: the reference's OR net is a 353-parameter MLP, negligible)."""
+
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.Linear(GOAL, OBJECT_INPUT)
+        self.module_net = nn.Sequential(nn.Linear(OBJECT_INPUT, 100), nn.ReLU(), nn.Linear(100, 1))
+
+    def forward(self, objects, goal):
+        gated = objects * torch.sigmoid(self.attention(goal))[:, None, :]
+        return torch.sigmoid(self.module_net(gated))[..., 0].max(dim=1).values
+
+
+def measure_relabel_scoring(batch: int, candidates: int = 50, repeats: int = 50) -> float:
+    """Median ms to score [batch transitions × candidates] pairs the reference's way: the pairs
+    tiled (np.repeat), one forward of the reward network on all of them."""
+    reward = RewardMA()
+    objects, goals = torch.randn(batch, OBJECTS, OBJECT_INPUT), torch.randn(candidates, GOAL)
+    times = []
+    with torch.no_grad():
+        for _ in range(repeats + 5):
+            start = time.perf_counter()
+            tiled_objects = objects.repeat_interleave(candidates, dim=0)
+            tiled_goals = goals.repeat(batch, 1)
+            (reward(tiled_objects, tiled_goals) > 0.5).reshape(batch, candidates)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times[5:]) * 1e3
+
+
 def count(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
 
@@ -107,7 +140,10 @@ def measure(batch: int, repeats: int = 200) -> dict:
         update()
         times.append(time.perf_counter() - start)
     median = statistics.median(times)
+    scoring_ms = measure_relabel_scoring(batch)
     return {
+        "relabel_scoring_ms_median": round(scoring_ms, 2),
+        "update_with_scoring_per_s": round(1e3 / (median * 1e3 + scoring_ms), 1),
         "framework": f"torch {torch.__version__}",
         "threads": torch.get_num_threads(),
         "batch": batch,
@@ -128,7 +164,13 @@ def main() -> None:
     else:
         print(f"{result['framework']}, {result['threads']} thread, batch {result['batch']}: "
               f"{result['update_ms_median']} ms per actor + critic update "
-              f"({result['updates_per_s']} updates/s); parameters {result['parameters']}")  # fmt: skip
+              f"({result['updates_per_s']} updates/s); scoring {batch_pairs(result)} pairs for "
+              f"relabelling: {result['relabel_scoring_ms_median']} ms; together "
+              f"{result['update_with_scoring_per_s']} updates/s; parameters {result['parameters']}")  # fmt: skip
+
+
+def batch_pairs(result: dict) -> str:
+    return f"{result['batch']} × 50"
 
 
 if __name__ == "__main__":

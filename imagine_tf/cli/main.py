@@ -4,7 +4,10 @@
     imagine-tf play --goal "Grasp red cat" [--policy scripted|random] [--num-objects N]
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
-    imagine-tf bench env [--json] [--out docs/results/env_bench.json] [--quick]
+    imagine-tf bench env|dataset|train [--json] [--out FILE] [--quick] [--threads T]
+    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+    imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
+    imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json]
 
 Errors in what the user typed (an unknown goal, a bad option) print one clear message and exit
 with status 2; there is never a traceback for them.
@@ -323,6 +326,22 @@ def _train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training.agent_report import write_agent_report
+
+    command = " ".join(["imagine-tf report", *args.root_dirs, "--out", args.out])
+    try:
+        record = write_agent_report(args.root_dirs, args.out, command)
+    except FileNotFoundError as error:
+        raise UsageError(str(error)) from None
+    for row in record["runs"]:
+        print(f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "
+              f"{row['episodes']} episodes, {row['wall_seconds']:.0f} s: train SR "
+              f"{row.get('train_success', float('nan')):.2f}, test SR {row.get('test_success', float('nan')):.2f}")  # fmt: skip
+    print(f"wrote {args.out}")
+    return 0
+
+
 def _eval_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.train_eval import evaluate_run
 
@@ -535,6 +554,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
     evaluate.add_argument("--seed", type=int, default=12345)
     evaluate.set_defaults(run=_eval_command)
+
+    report = commands.add_parser("report", help="success-rate table of runs -> JSON")
+    report.add_argument(
+        "root_dirs", nargs="+", help="run directories (with eval.json if evaluated)"
+    )
+    report.add_argument("--out", default="docs/results/agent_sr.json")
+    report.set_defaults(run=_report_command)
 
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
     dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)

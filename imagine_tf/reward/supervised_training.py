@@ -93,7 +93,8 @@ def f1_per_goal(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
 def score_matrix(
     network: RewardNetwork, states: np.ndarray, goal_tokens: np.ndarray, max_floats: int = 1 << 24
 ) -> np.ndarray:
-    """Probabilities float32 [S, G] of every (state, goal) pair (`RewardNetwork.scan`).
+    """Probabilities float32 [S, G] of every (state, goal) pair (`RewardNetwork.scan`) of
+    Playground states [S, D] (MA uses the scan specialised to them).
 
     Goal embeddings are computed once; states go in chunks so that the hidden activations,
     S_chunk · G · modules · H floats, stay under ``max_floats`` (64 MB by default).
@@ -113,7 +114,10 @@ def score_matrix(
 def _compiled_scan(network: RewardNetwork) -> Callable:
     compiled = getattr(network, "_compiled_scan", None)
     if compiled is None:
-        compiled = tf.function(network.scan, reduce_retracing=True)
+        def scan(states, embeddings):
+            return network.scan(states, embeddings, playground_states=network.architecture == "ma")
+
+        compiled = tf.function(scan, reduce_retracing=True)
         network._compiled_scan = compiled  # noqa: SLF001 - a cache on the instance
     return compiled
 

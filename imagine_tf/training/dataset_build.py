@@ -47,8 +47,14 @@ def build_dataset(config: str, data_dir: str | pathlib.Path, num_episodes: int |
     chosen = configs[config]
     if num_episodes is not None:
         if num_episodes < 10:
-            raise ValueError(f"num_episodes must be >= 10 (one test episode in 10), got {num_episodes}.")
-        chosen = dataclasses.replace(chosen, name=f"{config}_{num_episodes}", num_episodes=num_episodes)
+            raise ValueError(
+                f"num_episodes must be >= 10 (one test episode in 10), got {num_episodes}."
+            )
+        chosen = dataclasses.replace(
+            chosen, name=f"{config}_{num_episodes}", num_episodes=num_episodes
+        )
     builder = module.Builder(config=chosen, data_dir=str(pathlib.Path(data_dir).expanduser()))
-    builder.download_and_prepare(download_config=tfds.download.DownloadConfig(try_download_gcs=False))
+    builder.download_and_prepare(
+        download_config=tfds.download.DownloadConfig(try_download_gcs=False)
+    )
     return builder, dataset_dir(data_dir, chosen.name)

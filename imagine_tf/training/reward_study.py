@@ -66,7 +66,10 @@ def run_reward_study(
     2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
     each run's ``command.txt`` (and in the report).
     """
-    from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig  # TensorFlow
+    from imagine_tf.reward.supervised_training import (
+        SupervisedTrainer,
+        TrainingConfig,
+    )  # TensorFlow
 
     if study not in STUDIES:
         raise ValueError(f"study must be one of {sorted(STUDIES)}, got {study!r}.")

@@ -1,7 +1,7 @@
 """What a person looks at after a run: the learning curve and the agent pursuing goals.
 
-* `plot_learning_curve`: success rate of the noise-free policy on the train and test goals per
-  epoch (x axis in episodes × 10³, as the papers), discovered goals, and the reward model's
+* `plot_learning_curve`: success rate of the noise-free policy on the train and test goals (and
+  the train goals by predicate: Go, Grasp, Grow) per epoch (x axis in episodes × 10³, as the papers), discovered goals, and the reward model's
   held-out F1 — from ``progress.jsonl`` records. PNG, written atomically.
 * `render_agent`: a GIF of the trained policy pursuing a few goals, one after the other, with
   the goal written on each frame and the oracle's verdict on the last one.
@@ -29,6 +29,11 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
     figure, (success, goals) = plt.subplots(1, 2, figsize=(9, 3.4))
     success.plot(episodes, [r["eval_train_success"] for r in logs], label="train goals")
     success.plot(episodes, [r["eval_test_success"] for r in logs], label="test goals")
+    for predicate, colour in (("go", "tab:purple"), ("grasp", "tab:brown"), ("grow", "tab:olive")):
+        key = f"eval_train_success_{predicate}"
+        if all(key in r for r in logs):
+            success.plot(episodes, [r[key] for r in logs], linewidth=0.8, color=colour,
+                         label=f"train: {predicate.capitalize()} goals")  # fmt: skip
     f1 = [
         (e, r["reward_held_out_f1"])
         for e, r in zip(episodes, logs)

@@ -10,7 +10,7 @@ Per epoch, ``cycles_per_epoch`` (50) cycles, each:
 4. the final states go to the reward memory, the episodes to the replay;
 5. from epoch 1 on, ``updates_per_cycle`` (50) DDPG updates, each on ``batch_size`` (256)
    transitions relabelled over 50 candidate goals by the learned (or oracle) reward, in one
-   `tf.function`; the targets move once per cycle (polyak 0.95, period 50).
+   `tf.function` (`run_updates`); the targets move once per cycle (polyak 0.95, period 50).
 
 Then, every ``reward_update_every`` (2) epochs starting at epoch 0, the reward model is updated
 from its memory, the goal-embedding table recomputed and the encoder copied into the actor and
@@ -159,12 +159,15 @@ class ImagineTrainer:
         agent.initialize()
         return agent
 
-    # -- one update --------------------------------------------------------------------------
-    def _update_step(self, states, next_states, actions, goal_ids, goal_embeddings, num_goals):
-        """Relabel B transitions over K candidates and take one DDPG step (one tf.function)."""
+    # -- updates -----------------------------------------------------------------------------
+    def _relabel_step(self, states, next_states, goal_ids, goal_embeddings, num_goals):
+        """Relabels B transitions over K candidates drawn among the discovered goals."""
         candidates = self.relabeler.sample_candidates(num_goals, self.config.num_candidates)
-        relabelled = self.relabeler.relabel(states, next_states, goal_ids, goal_embeddings, candidates,
-                                            tf.gather(self.embedding_table, candidates))  # fmt: skip
+        return self.relabeler.relabel(states, next_states, goal_ids, goal_embeddings, candidates,
+                                      tf.gather(self.embedding_table, candidates))  # fmt: skip
+
+    def _train_step(self, states, next_states, actions, relabelled):
+        """One DDPG step on relabelled transitions: (loss, share of r = 0)."""
         batch = tf.shape(states)[0]
 
         def time_step(state, reward):
@@ -178,6 +181,28 @@ class ImagineTrainer:
             time_step(next_states, relabelled.rewards))  # fmt: skip
         loss = self.agent.train(experience).loss
         return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
+
+    def _update_step(self, states, next_states, actions, goal_ids, goal_embeddings, num_goals):
+        """Relabelling and the DDPG step in one graph: (loss, share of r = 0)."""
+        relabelled = self._relabel_step(states, next_states, goal_ids, goal_embeddings, num_goals)
+        return self._train_step(states, next_states, actions, relabelled)
+
+    def run_updates(self, count: int) -> tuple[list[float], list[float]]:
+        """``count`` updates, each on ``batch_size`` transitions sampled from the replay and
+        relabelled (learned or oracle reward); returns the losses and the shares of r = 0.
+
+        (Relabelling the next batch beside the DDPG step of this one, in one graph, was
+        measured no faster on 2 cores: 17.4 vs 17.5 updates/s.)
+        """
+        num_goals = tf.constant(len(self.goals))
+        losses, positive_shares = [], []
+        for _ in range(count):
+            batch = self.replay.sample(self.config.batch_size)
+            loss, positives = self._update(batch.states, batch.next_states, batch.actions,
+                                           batch.goal_ids, batch.goal_embeddings, num_goals)  # fmt: skip
+            losses.append(float(loss))
+            positive_shares.append(float(positives))
+        return losses, positive_shares
 
     # -- the loop ------------------------------------------------------------------------------
     def train(self, num_epochs: int, progress: bool = True) -> list[dict]:
@@ -227,13 +252,9 @@ class ImagineTrainer:
             timings["partner"] += time.perf_counter() - start
             start = time.perf_counter()
             if len(self.goals) and (epoch > 0 or config.reward == "oracle"):
-                for _ in range(config.updates_per_cycle):
-                    batch = self.replay.sample(config.batch_size)
-                    loss, positives = self._update(batch.states, batch.next_states, batch.actions,
-                                                   batch.goal_ids, batch.goal_embeddings,
-                                                   tf.constant(len(self.goals)))  # fmt: skip
-                    losses.append(float(loss))
-                    positive_shares.append(float(positives))
+                cycle_losses, cycle_positive_shares = self.run_updates(config.updates_per_cycle)
+                losses += cycle_losses
+                positive_shares += cycle_positive_shares
             timings["updates"] += time.perf_counter() - start
         start = time.perf_counter()
         reward_report = {}
@@ -383,8 +404,12 @@ class ImagineTrainer:
         text = "".join(json.dumps(record) + "\n" for record in self.logs)
         write_text_atomically(self.root_dir / "progress.jsonl", text)
 
-    def restore(self) -> bool:
-        """Restores the last checkpoint if there is one (an interrupted save falls back to the old)."""
+    def restore(self, with_replay: bool = True) -> bool:
+        """Restores the last checkpoint if there is one (an interrupted save falls back to the old).
+
+        ``with_replay=False`` leaves the replay empty (evaluation needs only the networks).
+        """
+        self.agent.set_goal_encoder(self.reward_network.encoder)  # builds the encoders to restore
         # Optimizer slots exist only once built: build them so that Adam's state is restored now.
         for optimizer, network in ((self.agent._actor_optimizer, self.agent._actor_network),
                                    (self.agent._critic_optimizer, self.agent._critic_network),
@@ -394,17 +419,20 @@ class ImagineTrainer:
             directory = self.root_dir / name
             if (directory / "state.npz").exists():
                 self.checkpoint.read(str(directory / "tf")).assert_existing_objects_matched()
-                self._load_numpy_state(dict(np.load(directory / "state.npz", allow_pickle=True)))
+                state = dict(np.load(directory / "state.npz", allow_pickle=True))
+                self._load_numpy_state(state, with_replay)
                 return True
         return False
 
-    def _load_numpy_state(self, state: dict) -> None:
+    def _load_numpy_state(self, state: dict, with_replay: bool) -> None:
         def part(prefix):
             return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
 
         replay_state = part("replay_")
-        self.replay_checkpoint.restore(self.replay, int(replay_state["episodes_added"]))
-        self.replay.load_state_dict(replay_state)
+        if "observations" not in replay_state and with_replay:  # in replay/ (else: older runs)
+            self.replay_checkpoint.restore(self.replay, int(replay_state["episodes_added"]))
+        if with_replay:
+            self.replay.load_state_dict(replay_state)
         self.goals.load_state_dict(part("goals_"))
         self.memory.load_state_dict(part("memory_"))
         decode_rng_state(self.rng, state["rng_state"])
@@ -454,7 +482,7 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
         )
     config = TrainConfig(**json.loads((root / "config.json").read_text()))
     trainer = ImagineTrainer(config, root)
-    if not trainer.restore():
+    if not trainer.restore(with_replay=False):
         raise FileNotFoundError(f"No checkpoint in {root_dir}.")
     per_goal = {}
     for goals in (grammar.train_goals(), grammar.test_goals()):
@@ -468,6 +496,10 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
         "test_success": float(np.mean([per_goal[g] for g in test])),
         "per_type": {str(t): float(np.mean([per_goal[g] for g in test if grammar.generalization_type(g) == t]))
                      for t in range(1, 6)},  # fmt: skip
+        "train_per_predicate": {
+            predicate: float(np.mean([v for g, v in per_goal.items()
+                                      if g not in test and g.split()[0] == predicate]))
+            for predicate in ("Go", "Grasp", "Grow")},  # fmt: skip
         "per_goal": per_goal,
     }
     name = (

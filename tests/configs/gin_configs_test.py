@@ -27,8 +27,23 @@ REWARD_CONFIGS = [p for p in CONFIGS if p.name.startswith("reward_")]
 AGENT_CONFIGS = [p for p in CONFIGS if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin")]
 
 
+QUICKSTART = ROOT / "configs" / "quickstart.gin"
+
+
 def test_every_config_is_tested():
-    assert set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) == set(CONFIGS)
+    tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) | {QUICKSTART}
+    assert tested == set(CONFIGS)
+
+
+def test_quickstart_is_a_short_ma_run():
+    from imagine_tf.training.train_eval import TrainConfig
+
+    gin.parse_config_file(str(QUICKSTART))
+    config = TrainConfig()
+    assert config.architecture == "ma"
+    epochs = gin.query_parameter("train_eval.num_epochs")
+    updates = epochs * config.cycles_per_epoch * config.updates_per_cycle
+    assert 0 < updates <= 10_000  # the reference's epoch alone is 2,500 updates per worker
 
 
 @pytest.mark.parametrize("path", AGENT_CONFIGS, ids=lambda p: p.name)

@@ -35,7 +35,31 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     assert resumed.replay.episodes_added == 3 * 3 * 4
     assert resumed.goals.sentences[: len(trainer.goals)] == trainer.goals.sentences
     np.testing.assert_array_equal(resumed.memory.states[:24], trainer.memory.states[:24])
+    np.testing.assert_array_equal(
+        resumed.replay.observations[:24], trainer.replay.observations[:24]
+    )
+    assert sorted(p.name for p in (tmp_path / "replay").iterdir()) == [
+        f"episodes_{first:012d}.npz" for first in (0, 12, 24)
+    ]  # one file of new episodes per epoch
     assert more[0]["updates"] == expected_updates + 3 * 2
+
+
+def test_eval_and_report_of_a_tiny_run(tmp_path):
+    from imagine_tf.training.agent_report import run_row
+    from imagine_tf.training.train_eval import evaluate_run
+
+    ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path).train(1, progress=False)
+    with pytest.raises(FileNotFoundError, match="training run"):
+        run_row(tmp_path / "nothing")
+    before = run_row(tmp_path)
+    assert before["repetitions"].startswith("1 (in-training") and before["episodes"] == 12
+    result = evaluate_run(tmp_path, repetitions=2)
+    assert json.loads((tmp_path / "eval.json").read_text())["per_goal"] == result["per_goal"]
+    assert len(result["per_goal"]) == 255 and set(result["per_type"]) == {"1", "2", "3", "4", "5"}
+    assert set(result["train_per_predicate"]) == {"Go", "Grasp", "Grow"}
+    row = run_row(tmp_path)
+    assert row["repetitions"] == 2 and row["train_success"] == result["train_success"]
+    assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
 
 
 def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
@@ -94,7 +118,9 @@ def test_train_eval_writes_the_learning_curve_and_the_agent_gif(tmp_path):
         [f"TrainConfig.{key} = {value}" for key, value in {**TINY, "reward": "'oracle'"}.items()]
     )
     try:
-        train_eval(str(tmp_path), num_epochs=2, progress=False, demo_goals=("Go left", "Grasp any animal"))
+        train_eval(
+            str(tmp_path), num_epochs=2, progress=False, demo_goals=("Go left", "Grasp any animal")
+        )
     finally:
         gin.clear_config()
     assert Image.open(tmp_path / "learning_curve.png").size[0] > 500

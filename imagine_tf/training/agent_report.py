@@ -1,0 +1,76 @@
+"""Success-rate table of trained runs (`imagine-tf report`) -> ``docs/results/agent_sr.json``.
+
+A run directory holds ``config.json`` and ``progress.jsonl`` (written by `imagine-tf train`) and
+``eval.json`` (written by `imagine-tf eval`, 30 noise-free episodes per goal by default). One
+row per run: its configuration (policy, reward, seed), how far it went (epochs, episodes,
+updates), the training wall time (the epochs' own timings, summed over every session; the
+checkpoint writes are not counted) and the success rates of ``eval.json``: train, test, per
+generalization type and per predicate. Rows of runs without ``eval.json`` carry the
+last in-training evaluation instead (one episode per goal), marked as such.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import time
+from typing import Sequence
+
+from imagine_tf.training.atomic_files import write_text_atomically
+
+
+def run_row(root_dir: str | os.PathLike) -> dict:
+    """The table row of one run directory; a FileNotFoundError if it holds no run."""
+    root = pathlib.Path(root_dir)
+    if not (root / "config.json").exists() or not (root / "progress.jsonl").exists():
+        raise FileNotFoundError(
+            f"{root} is not a training run (no config.json / progress.jsonl): "
+            "give directories made by `imagine-tf train`."
+        )
+    config = json.loads((root / "config.json").read_text())
+    logs = [json.loads(line) for line in (root / "progress.jsonl").read_text().splitlines() if line]
+    last = logs[-1] if logs else {}
+    row = {
+        "run": root.name,
+        "architecture": config["architecture"],
+        "reward": config["reward"],
+        "seed": config["seed"],
+        "batch_size": config["batch_size"],
+        "epochs": last.get("epoch", 0),
+        "episodes": last.get("episodes", 0),
+        "updates": last.get("updates", 0),
+        "wall_seconds": round(
+            sum(v for r in logs for k, v in r.items() if k.startswith("seconds_")), 1
+        ),
+    }
+    if (root / "eval.json").exists():
+        evaluation = json.loads((root / "eval.json").read_text())
+        row.update(
+            evaluated_at_epoch=evaluation["epoch"],
+            repetitions=evaluation["repetitions"],
+            train_success=evaluation["train_success"],
+            test_success=evaluation["test_success"],
+            per_type=evaluation["per_type"],
+            train_per_predicate=evaluation.get("train_per_predicate"),
+        )
+    elif logs:
+        row.update(
+            evaluated_at_epoch=last["epoch"],
+            repetitions="1 (in-training evaluation; run `imagine-tf eval` for 30)",
+            train_success=last["eval_train_success"],
+            test_success=last["eval_test_success"],
+        )
+    return row
+
+
+def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.PathLike,
+                       command: str) -> dict:  # fmt: skip
+    """Rows of the runs, written as JSON (atomically) with the command and a timestamp."""
+    record = {
+        "command": command,
+        "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "runs": [run_row(root) for root in root_dirs],
+    }
+    write_text_atomically(path, json.dumps(record, indent=1))
+    return record
