@@ -25,7 +25,7 @@ quickstart: $(STAMP)
 	$(BIN)/imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
 	$(BIN)/imagine-tf eval --root-dir runs/quickstart --repetitions 10
 
-## Fast tests (slow/integration deselected by setup.cfg).
+## Tests (slow ones deselected by setup.cfg; integration = real servers on 127.0.0.1, included).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 

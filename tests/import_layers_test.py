@@ -19,6 +19,7 @@ ALLOWED = {
     "benchmarks": {"env", "language", "policies", "data", "training"},
     "training": {"env", "language", "policies", "networks", "reward", "data", "agents"},
     "tuning": {"language", "networks", "reward", "data", "training"},
+    "export": {"agents", "reward", "language", "networks"},
     "cli": {
         "env",
         "language",
@@ -31,6 +32,7 @@ ALLOWED = {
         "agents",
         "benchmarks",
         "playground",
+        "export",
     },
 }
 
@@ -57,3 +59,15 @@ def test_the_environment_needs_no_tensorflow_except_its_tf_agents_wrapper():
     for path in (PACKAGE / "env").rglob("*.py"):
         source = path.read_text()
         assert "import tensorflow" not in source, path.name
+
+
+def test_the_server_imports_nothing_from_imagine_tf():
+    for path in (PACKAGE.parent / "serving").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else ([alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+            )
+            assert not any(n.split(".")[0] == "imagine_tf" for n in names), path.name

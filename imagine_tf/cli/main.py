@@ -8,6 +8,9 @@
     imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json]
+    imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
+    imagine-tf serve --model-base-path models/reward [--model-name reward] [--port 8500]
+    imagine-tf score --goal "Grasp red cat" --state-file s.npy [--server 127.0.0.1:8500]
 
 Errors in what the user typed (an unknown goal, a bad option) print one clear message and exit
 with status 2; there is never a traceback for them.
@@ -120,6 +123,8 @@ def _play_command(args: argparse.Namespace) -> int:
     if args.out:
         frames = render_states(result.states[:, 0], goals=[goal] * len(result.states))
         write_episode(frames, args.out)
+    if args.save_state:
+        _save_array(args.save_state, result.states[-1].astype("float32"))  # s_T, [1, D]
     output = {
         "goal": goal,
         "achieved": bool(result.achieved[0]),
@@ -326,6 +331,80 @@ def _train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _save_array(path: str, array) -> None:
+    """np.save, atomically (temporary file renamed)."""
+    import numpy as np
+
+    temporary = f"{path}.partial.npy"
+    np.save(temporary, array)
+    os.replace(temporary, path)
+
+
+def _serve_command(args: argparse.Namespace) -> int:
+    from serving.server import serve
+
+    if not os.path.isdir(args.model_base_path):
+        raise UsageError(
+            f"--model-base-path {args.model_base_path!r} is not a directory: export a model first "
+            "(imagine-tf export reward --root-dir RUN --model-base-path DIR)."
+        )
+    return serve(args)
+
+
+def _score_command(args: argparse.Namespace) -> int:
+    import grpc
+    import numpy as np
+
+    from serving.client import RewardClient
+
+    try:
+        states = np.load(args.state_file)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read --state-file {args.state_file!r}: {error}") from None
+    states = np.atleast_2d(states).astype(np.float32)
+    if states.ndim != 2:
+        raise UsageError(
+            f"--state-file holds an array of shape {states.shape}; expected [D] or [B, D]."
+        )
+    goals = args.goal * len(states) if len(args.goal) == 1 else args.goal
+    if len(goals) != len(states):
+        raise UsageError(
+            f"{len(args.goal)} goals for {len(states)} states: give one goal, or one per state."
+        )
+    try:
+        with RewardClient(args.server, args.model_name, args.version, args.timeout) as client:
+            result = client.score(goals, states)
+    except grpc.RpcError as error:
+        raise UsageError(
+            f"the server at {args.server} answered {error.code().name}: {error.details()}"
+        ) from None
+    rows = [{"goal": goal, "probability": float(p), "reward": bool(r),
+             "module_probabilities": [round(float(m), 4) for m in modules]}
+            for goal, p, r, modules in zip(goals, result["probability"], result["reward"],
+                                           result["module_probabilities"])]  # fmt: skip
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            print(f"{row['goal']}: P = {row['probability']:.3f} -> reward {row['reward']} "
+                  f"(per object {row['module_probabilities']})")  # fmt: skip
+    return 0
+
+
+def _export_reward_command(args: argparse.Namespace) -> int:
+    from imagine_tf.export.reward_export import export_reward_model
+    from imagine_tf.training.model_loading import load_reward_network
+
+    try:
+        network, metadata = load_reward_network(args.root_dir)
+        path = export_reward_model(network, args.model_base_path, metadata, args.version,
+                                   max_num_objects=args.max_num_objects)  # fmt: skip
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    print(f"exported {network.architecture} reward model to {path}")
+    return 0
+
+
 def _report_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.agent_report import write_agent_report
 
@@ -448,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--noise", type=float, default=0.0, help="scripted action noise std")
     play.add_argument("--out", help="write the episode as .gif (or last frame as .png)")
     play.add_argument("--json", action="store_true")
+    play.add_argument("--save-state", help="write the final state s_T as .npy [1, D] (for `score`)")
     _add_gin_flags(play)
     play.set_defaults(run=_play_command)
 
@@ -554,6 +634,40 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
     evaluate.add_argument("--seed", type=int, default=12345)
     evaluate.set_defaults(run=_eval_command)
+
+    export = commands.add_parser("export", help="versioned SavedModels for TF Serving clients")
+    export_commands = export.add_subparsers(dest="export_command", required=True)
+    export_reward = export_commands.add_parser(
+        "reward", help="the reward model: score / scan / metadata signatures"
+    )
+    export_reward.add_argument("--root-dir", required=True, help="a reward-model or agent run")
+    export_reward.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
+    export_reward.add_argument("--version", type=int, help="default: the next integer")
+    export_reward.add_argument("--max-num-objects", type=int, default=10,
+                               help="MA / MA-pairs: accept every N up to this")  # fmt: skip
+    export_reward.set_defaults(run=_export_reward_command)
+
+    serve_parser = commands.add_parser(
+        "serve", help="gRPC server speaking TF Serving's PredictionService API"
+    )
+    from serving.options import add_arguments as add_server_arguments  # argparse only
+
+    add_server_arguments(serve_parser)
+    serve_parser.set_defaults(run=_serve_command)
+
+    score = commands.add_parser("score", help="score goal-state pairs on a running server")
+    score.add_argument(
+        "--goal", action="append", required=True, help="repeat: one per state, or one for all"
+    )
+    score.add_argument(
+        "--state-file", required=True, help=".npy of [D] or [B, D] (see play --save-state)"
+    )
+    score.add_argument("--server", default="127.0.0.1:8500")
+    score.add_argument("--model-name", default="reward")
+    score.add_argument("--version", type=int, help="default: the latest")
+    score.add_argument("--timeout", type=float, default=10.0)
+    score.add_argument("--json", action="store_true")
+    score.set_defaults(run=_score_command)
 
     report = commands.add_parser("report", help="success-rate table of runs -> JSON")
     report.add_argument(

@@ -14,7 +14,8 @@ A goal without any positive state there has no F1 (NaN); means are taken over th
 have one, and how many were left out is reported.
 
 The run directory holds TensorBoard summaries, a checkpoint per epoch (training resumes from the
-latest one), `best.weights.h5` and, at the end, `metrics.json`.
+latest one), `network.json` (the network's config), `best.weights.h5` and, at the end,
+`metrics.json`.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def score_matrix(
 def _compiled_scan(network: RewardNetwork) -> Callable:
     compiled = getattr(network, "_compiled_scan", None)
     if compiled is None:
+
         def scan(states, embeddings):
             return network.scan(states, embeddings, playground_states=network.architecture == "ma")
 
@@ -250,6 +252,9 @@ class SupervisedTrainer:
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
+        network_file = self.root_dir / "network.json"  # how to rebuild the network (export)
+        network_file.with_name("tmp.network.json").write_text(json.dumps(self.network.get_config()))
+        os.replace(network_file.with_name("tmp.network.json"), network_file)
         if self.manager.latest_checkpoint:
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)

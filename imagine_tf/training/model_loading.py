@@ -1,0 +1,88 @@
+"""The trained reward network of a run directory, for export (`imagine-tf export reward`).
+
+Two kinds of runs hold one:
+
+* a **reward-model run** (`imagine-tf reward train | study`): ``best.weights.h5`` and
+  ``network.json`` (the network's config; runs from before it existed are rebuilt with the
+  default vocabulary, with or without the relational words, whichever the weights fit);
+* an **agent run** (`imagine-tf train`): ``config.json`` and ``checkpoint/tf``, from which only
+  the co-learned reward network is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import tensorflow as tf
+
+import imagine_tf
+from imagine_tf.language import grammar
+from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+
+
+def _built(config: dict) -> RewardNetwork:
+    network = RewardNetwork.from_config(config)
+    network(example_inputs(network.num_objects, network.encoder.max_length))
+    return network
+
+
+def _from_reward_run(root: pathlib.Path) -> RewardNetwork:
+    weights = str(root / "best.weights.h5")
+    if (root / "network.json").exists():
+        network = _built(json.loads((root / "network.json").read_text()))
+        network.load_weights(weights)
+        return network
+    metrics = (
+        json.loads((root / "metrics.json").read_text()) if (root / "metrics.json").exists() else {}
+    )
+    settings = metrics.get("config", {})
+    errors = []
+    for relational in (False, True):
+        vocabulary = Vocabulary.default(relational=relational)
+        network = _built({"architecture": settings.get("architecture", "ma"),
+                          "words": vocabulary.words[1:], "max_length": vocabulary.max_length,
+                          "num_objects": 3, "hidden_units": settings.get("hidden_units", 100)})  # fmt: skip
+        try:
+            network.load_weights(weights)
+            return network
+        except ValueError as error:  # shapes do not fit this vocabulary
+            errors.append(str(error).splitlines()[0])
+    raise ValueError(f"{weights} fits neither default vocabulary ({'; '.join(errors)}).")
+
+
+def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
+    config = json.loads((root / "config.json").read_text())
+    vocabulary = Vocabulary.default()
+    network = _built({"architecture": config["reward_architecture"], "words": vocabulary.words[1:],
+                      "max_length": vocabulary.max_length, "num_objects": config["num_objects"]})  # fmt: skip
+    for name in ("checkpoint", "checkpoint.old"):
+        if (root / name / "state.npz").exists():
+            status = tf.train.Checkpoint(reward_network=network).read(str(root / name / "tf"))
+            status.expect_partial().assert_existing_objects_matched()
+            return network
+    raise FileNotFoundError(f"{root} has no checkpoint yet: train at least one epoch.")
+
+
+def load_reward_network(root_dir: str | os.PathLike) -> tuple[RewardNetwork, dict]:
+    """(network, metadata) of a reward-model or agent run; FileNotFoundError if neither."""
+    root = pathlib.Path(root_dir)
+    if (root / "best.weights.h5").exists():
+        network, kind = _from_reward_run(root), "reward_model_run"
+    elif (root / "config.json").exists() and (root / "checkpoint").exists():
+        network, kind = _from_agent_run(root), "agent_run"
+    else:
+        raise FileNotFoundError(
+            f"{root} holds no trained reward model: give a directory of `imagine-tf reward train` "
+            "(best.weights.h5) or of `imagine-tf train` (config.json + checkpoint/)."
+        )
+    metadata = {
+        "source": {"run": str(root.resolve()), "kind": kind},
+        "package": f"imagine_tf {imagine_tf.__version__}",
+        "tensorflow": tf.__version__,
+        "train_goals": grammar.train_goals(),
+        "test_goals": grammar.test_goals(),
+    }
+    return network, metadata

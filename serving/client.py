@@ -1,0 +1,97 @@
+"""A small client of the reward model's signatures over TF Serving's gRPC API.
+
+    client = RewardClient("127.0.0.1:8500")
+    client.score(["Grasp red cat"], states)   # {"probability": [B], "reward": [B], "module_probabilities": [B, M]}
+    client.scan(states, ["Go left", "Grasp any animal"])  # {"probabilities": [B, K], "rewards": [B, K]}
+    client.metadata(), client.status()
+
+It uses the stock stubs (`PredictionServiceStub`, `ModelServiceStub`) exactly as a TensorFlow
+Serving client would; errors are `grpc.RpcError`s with the server's status and message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+import grpc
+import numpy as np
+import tensorflow as tf
+from tensorflow_serving.apis import (
+    get_model_status_pb2,
+    model_pb2,
+    model_service_pb2_grpc,
+    predict_pb2,
+    prediction_service_pb2_grpc,
+)
+
+STATE_NAMES = {10: "START", 20: "LOADING", 30: "AVAILABLE", 40: "UNLOADING", 50: "END"}
+
+
+class RewardClient:
+    """Calls a served reward model.
+
+    Args:
+      target: "host:port".
+      model_name: the served model's name.
+      version: a version number, or None for the latest.
+      timeout: seconds per call.
+      root_certificates: PEM bytes for TLS (None: plaintext).
+    """
+
+    def __init__(self, target: str = "127.0.0.1:8500", model_name: str = "reward",
+                 version: int | None = None, timeout: float = 10.0,
+                 root_certificates: bytes | None = None):  # fmt: skip
+        self.channel = (
+            grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates))
+            if root_certificates
+            else grpc.insecure_channel(target)
+        )
+        self.prediction = prediction_service_pb2_grpc.PredictionServiceStub(self.channel)
+        self.models = model_service_pb2_grpc.ModelServiceStub(self.channel)
+        self.model_name, self.version, self.timeout = model_name, version, timeout
+
+    def _spec(self, signature: str = "") -> model_pb2.ModelSpec:
+        spec = model_pb2.ModelSpec(name=self.model_name, signature_name=signature)
+        if self.version is not None:
+            spec.version.value = self.version
+        return spec
+
+    def predict(self, signature: str, inputs: dict) -> dict[str, np.ndarray]:
+        """Any signature: inputs name -> array; returns outputs name -> array."""
+        request = predict_pb2.PredictRequest(model_spec=self._spec(signature))
+        for name, value in inputs.items():
+            request.inputs[name].CopyFrom(tf.make_tensor_proto(value))
+        response = self.prediction.Predict(request, timeout=self.timeout)
+        return {name: tf.make_ndarray(proto) for name, proto in response.outputs.items()}
+
+    def score(self, goals: Sequence[str], states: np.ndarray) -> dict[str, np.ndarray]:
+        """One goal per state: goals [B], states float32 [B, D]."""
+        return self.predict("score", {"goals": np.asarray(goals, dtype=object),
+                                      "states": np.asarray(states, np.float32)})  # fmt: skip
+
+    def scan(self, states: np.ndarray, goals: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every state with every goal: states [B, D], goals [K] -> [B, K]."""
+        return self.predict("scan", {"states": np.asarray(states, np.float32),
+                                     "goals": np.asarray(goals, dtype=object)})  # fmt: skip
+
+    def metadata(self) -> dict:
+        """The model's metadata (architecture, accepted N, threshold, vocabulary, goals)."""
+        return json.loads(self.predict("metadata", {})["metadata"].item())
+
+    def status(self) -> dict[int, str]:
+        """version -> state name (AVAILABLE once warm)."""
+        request = get_model_status_pb2.GetModelStatusRequest(model_spec=self._spec())
+        response = self.models.GetModelStatus(request, timeout=self.timeout)
+        return {
+            s.version: STATE_NAMES.get(s.state, str(s.state)) for s in response.model_version_status
+        }
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

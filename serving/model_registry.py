@@ -1,0 +1,147 @@
+"""The versions of one model on disk: load, warm up, serve the latest, unload the old.
+
+TensorFlow Serving's layout and "latest" version policy (num_versions = 1): integer version
+directories under a base path; a poller loads a new version, replays its warm-up requests
+(``assets.extra/tf_serving_warmup_requests``), makes it the served version once AVAILABLE and
+unloads the previous one. Requests hold a reference to the version they started on, so an
+unloaded version is freed only once its in-flight requests finish.
+
+States follow `ModelVersionStatus.State`: START, LOADING, AVAILABLE, UNLOADING, END.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import pathlib
+import threading
+from typing import Callable
+
+import tensorflow as tf
+
+LOG = logging.getLogger("serving")
+
+# ModelVersionStatus.State values (tensorflow_serving/apis/get_model_status.proto).
+START, LOADING, AVAILABLE, UNLOADING, END = 10, 20, 30, 40, 50
+
+
+@dataclasses.dataclass
+class LoadedVersion:
+    """One loaded SavedModel version."""
+
+    version: int
+    path: pathlib.Path
+    model: object  # what tf.saved_model.load returned
+    signatures: dict  # name -> concrete function
+    signature_defs: object  # tensorflow.core.protobuf.meta_graph_pb2 SignatureDef map
+
+
+def _load_saved_model(path: pathlib.Path):
+    try:
+        return tf.saved_model.load(str(path))
+    except ValueError as error:
+        if "has not been registered" not in str(error):
+            raise
+        # TF-Agents policies hold tfp distributions' TypeSpecs, registered on import.
+        import tensorflow_probability  # noqa: F401
+
+        return tf.saved_model.load(str(path))
+
+
+def _signature_defs(path: pathlib.Path):
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    saved_model = saved_model_pb2.SavedModel()
+    saved_model.ParseFromString((path / "saved_model.pb").read_bytes())
+    return saved_model.meta_graphs[0].signature_def
+
+
+class ModelRegistry:
+    """Serves the latest version under ``base_path``.
+
+    Args:
+      base_path: the model base path (``<base_path>/<version>/saved_model.pb``).
+      warm_up: called with each new `LoadedVersion` before it is served (replays warm-up
+        requests); exceptions mark the version as failed (it is not served).
+      poll_seconds: how often to look for a new version (TF Serving's
+        ``--file_system_poll_wait_seconds``).
+    """
+
+    def __init__(self, base_path: str | os.PathLike, warm_up: Callable[[LoadedVersion], None],
+                 poll_seconds: float = 1.0):  # fmt: skip
+        self.base_path = pathlib.Path(base_path)
+        self.warm_up, self.poll_seconds = warm_up, poll_seconds
+        self.states: dict[int, tuple[int, str]] = {}  # version -> (state, error message)
+        self._served: LoadedVersion | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+
+    # -- queries -------------------------------------------------------------------------------
+    def served(self) -> LoadedVersion | None:
+        """The version requests without a version go to (None before the first is ready)."""
+        return self._served
+
+    def get(self, version: int | None) -> LoadedVersion | None:
+        """A served version by number (None: the latest); None if it is not served."""
+        served = self._served
+        if served is None or (version is not None and version != served.version):
+            return None
+        return served
+
+    # -- loading -------------------------------------------------------------------------------
+    def versions_on_disk(self) -> list[int]:
+        if not self.base_path.exists():
+            return []
+        return sorted(
+            int(p.name)
+            for p in self.base_path.iterdir()
+            if p.name.isdigit() and (p / "saved_model.pb").exists()
+        )
+
+    def poll_once(self) -> None:
+        """Loads the newest version on disk if it is newer than the served one."""
+        versions = self.versions_on_disk()
+        if not versions:
+            return
+        newest = versions[-1]
+        current = self._served.version if self._served else None
+        if newest == current or self.states.get(newest, (None,))[0] in (LOADING, END):
+            return
+        self.states[newest] = (LOADING, "")
+        path = self.base_path / str(newest)
+        try:
+            model = _load_saved_model(path)
+            loaded = LoadedVersion(
+                newest, path, model, dict(model.signatures), _signature_defs(path)
+            )
+            self.warm_up(loaded)
+        except Exception as error:  # a broken version is reported, never served
+            LOG.error("version %s of %s failed to load: %s", newest, self.base_path, error)
+            self.states[newest] = (END, f"failed to load: {error}")
+            return
+        with self._lock:
+            previous, self._served = self._served, loaded
+            self.states[newest] = (AVAILABLE, "")
+            if previous is not None:
+                self.states[previous.version] = (END, "")  # freed when its requests finish
+        LOG.info("serving version %s of %s", newest, self.base_path)
+
+    def start(self) -> None:
+        """Loads the latest version now, then polls in a background thread."""
+        self.poll_once()
+        self._poller = threading.Thread(target=self._poll_loop, name="version-poller", daemon=True)
+        self._poller.start()
+
+    def _poll_loop(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            try:
+                self.poll_once()
+            except Exception as error:  # keep polling whatever happens on disk
+                LOG.error("polling %s: %s", self.base_path, error)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(timeout=5)

@@ -1,0 +1,20 @@
+"""The server's command-line options (argparse only: cheap to import for `imagine-tf --help`)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server's options (shared with `imagine-tf serve`)."""
+    parser.add_argument("--model_base_path", "--model-base-path", required=True)
+    parser.add_argument("--model_name", "--model-name", default="reward")
+    parser.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default) or 0.0.0.0")
+    parser.add_argument("--port", type=int, default=8500)
+    parser.add_argument("--max_batch_size", "--max-batch-size", type=int, default=65_536)
+    parser.add_argument("--max_message_mb", "--max-message-mb", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--poll_seconds", "--poll-seconds", type=float, default=1.0)
+    parser.add_argument("--grace_seconds", "--grace-seconds", type=float, default=10.0)
+    parser.add_argument("--tls_cert", "--tls-cert", help="PEM certificate chain (with --tls_key)")
+    parser.add_argument("--tls_key", "--tls-key", help="PEM private key")

@@ -1,0 +1,146 @@
+"""TensorFlow Serving's gRPC API over a `ModelRegistry`: Predict, GetModelMetadata, GetModelStatus.
+
+Clients use the stock stubs (`prediction_service_pb2_grpc.PredictionServiceStub`,
+`model_service_pb2_grpc.ModelServiceStub`) unchanged, including ``model_spec.version`` and
+``model_spec.signature_name`` (default ``serving_default``) and ``output_filter``.
+
+Status codes: NOT_FOUND for an unknown model name, version or signature; UNAVAILABLE before a
+version is loaded; INVALID_ARGUMENT for every malformed request, with the reason. The server
+keeps serving after any of them.
+"""
+
+from __future__ import annotations
+
+import grpc
+import tensorflow as tf
+from tensorflow_serving.apis import (
+    get_model_metadata_pb2,
+    get_model_status_pb2,
+    model_pb2,
+    model_service_pb2_grpc,
+    predict_pb2,
+    prediction_service_pb2_grpc,
+)
+
+from serving.model_registry import AVAILABLE, LoadedVersion, ModelRegistry
+from serving.request_validation import RequestError, convert_inputs, model_error_message
+
+DEFAULT_SIGNATURE = "serving_default"
+
+
+class Predictor:
+    """Runs predict requests on the registry's versions (shared by the servicer and warm-up)."""
+
+    def __init__(self, model_name: str, registry: ModelRegistry, max_batch_size: int):
+        self.model_name, self.registry, self.max_batch_size = model_name, registry, max_batch_size
+
+    def version_for(self, model_spec) -> LoadedVersion:
+        if model_spec.name != self.model_name:
+            raise LookupError(
+                f"unknown model {model_spec.name!r}; this server serves {self.model_name!r}"
+            )
+        if model_spec.WhichOneof("version_choice") == "version_label":
+            raise LookupError(
+                f"no version label {model_spec.version_label!r} (labels are not used here)"
+            )
+        wanted = model_spec.version.value if model_spec.HasField("version") else None
+        loaded = self.registry.get(wanted)
+        if loaded is None:
+            served = self.registry.served()
+            if served is None:
+                raise RuntimeError(f"model {self.model_name!r} has no version loaded yet")
+            raise LookupError(
+                f"version {wanted} of {self.model_name!r} is not served (serving {served.version})"
+            )
+        return loaded
+
+    def predict(self, request, loaded: LoadedVersion):
+        """The PredictResponse of ``request`` on ``loaded``; raises RequestError / LookupError."""
+        name = request.model_spec.signature_name or DEFAULT_SIGNATURE
+        function = loaded.signatures.get(name)
+        if function is None:
+            raise LookupError(f"no signature {name!r}; this model has {sorted(loaded.signatures)}")
+        arrays = convert_inputs(request.inputs, function, self.max_batch_size)
+        try:
+            outputs = function(**{key: tf.constant(value) for key, value in arrays.items()})
+        except (tf.errors.InvalidArgumentError, tf.errors.OutOfRangeError) as error:
+            raise RequestError(model_error_message(error)) from None
+        wanted = set(request.output_filter) or set(outputs)
+        unknown = wanted - set(outputs)
+        if unknown:
+            raise RequestError(
+                f"output_filter names unknown outputs {sorted(unknown)}; outputs are {sorted(outputs)}"
+            )
+        response = predict_pb2.PredictResponse(
+            model_spec=model_pb2.ModelSpec(name=self.model_name, signature_name=name)
+        )
+        response.model_spec.version.value = loaded.version
+        for key in sorted(wanted):
+            response.outputs[key].CopyFrom(tf.make_tensor_proto(outputs[key].numpy()))
+        return response
+
+
+def _abort(context, error: Exception):
+    if isinstance(error, RequestError):
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+    if isinstance(error, LookupError):
+        context.abort(grpc.StatusCode.NOT_FOUND, str(error).strip("'\""))
+    context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
+
+
+class PredictionServicer(prediction_service_pb2_grpc.PredictionServiceServicer):
+    """`tensorflow.serving.PredictionService`: Predict and GetModelMetadata."""
+
+    def __init__(self, predictor: Predictor):
+        self.predictor = predictor
+
+    def Predict(self, request, context):  # noqa: N802 - the gRPC method name
+        try:
+            loaded = self.predictor.version_for(request.model_spec)
+            return self.predictor.predict(request, loaded)
+        except (RequestError, LookupError, RuntimeError) as error:
+            _abort(context, error)
+
+    def GetModelMetadata(self, request, context):  # noqa: N802
+        try:
+            loaded = self.predictor.version_for(request.model_spec)
+        except (LookupError, RuntimeError) as error:
+            _abort(context, error)
+        unknown = set(request.metadata_field) - {"signature_def"}
+        if unknown:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                          f"metadata_field {sorted(unknown)} unknown; only 'signature_def' exists")  # fmt: skip
+        signature_map = get_model_metadata_pb2.SignatureDefMap()
+        for name, signature in loaded.signature_defs.items():
+            signature_map.signature_def[name].CopyFrom(signature)
+        response = get_model_metadata_pb2.GetModelMetadataResponse(
+            model_spec=model_pb2.ModelSpec(name=self.predictor.model_name)
+        )
+        response.model_spec.version.value = loaded.version
+        response.metadata["signature_def"].Pack(signature_map)
+        return response
+
+
+class ModelStatusServicer(model_service_pb2_grpc.ModelServiceServicer):
+    """`tensorflow.serving.ModelService.GetModelStatus`: the state of each version."""
+
+    def __init__(self, model_name: str, registry: ModelRegistry):
+        self.model_name, self.registry = model_name, registry
+
+    def GetModelStatus(self, request, context):  # noqa: N802
+        if request.model_spec.name != self.model_name:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"unknown model {request.model_spec.name!r}")
+        states = dict(self.registry.states)
+        if request.model_spec.HasField("version"):
+            wanted = request.model_spec.version.value
+            if wanted not in states:
+                context.abort(
+                    grpc.StatusCode.NOT_FOUND, f"version {wanted} of {self.model_name!r} is unknown"
+                )
+            states = {wanted: states[wanted]}
+        response = get_model_status_pb2.GetModelStatusResponse()
+        for version, (state, message) in sorted(states.items()):
+            status = response.model_version_status.add(version=version, state=state)
+            status.status.error_code = 0 if state == AVAILABLE or not message else 13  # INTERNAL
+            status.status.error_message = message
+        return response

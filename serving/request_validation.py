@@ -1,0 +1,80 @@
+"""Checks a PredictRequest's inputs against a signature before the model sees them.
+
+Every problem is a `RequestError` whose message says what was given, what was expected and
+how to fix it; the servicer answers it with INVALID_ARGUMENT. What only the model can check
+(unknown words, a state width that fits no N, ...) fails inside the signature with an
+`InvalidArgumentError`, whose assertion message `model_error_message` extracts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+
+class RequestError(ValueError):
+    """A malformed request (INVALID_ARGUMENT)."""
+
+
+def _expected(spec: tf.TensorSpec) -> str:
+    return f"{spec.dtype.name} {list(spec.shape) if spec.shape.rank is not None else '[...]'}"
+
+
+def convert_inputs(request_inputs, function, max_batch_size: int) -> dict[str, np.ndarray]:
+    """The request's TensorProtos as arrays, checked against ``function``'s input signature.
+
+    Checks: missing and extra inputs, dtype, rank and fixed dimensions, batch sizes (first
+    dimensions) within ``max_batch_size``, finite floats. (Whether the inputs' batch sizes must
+    agree is the signature's business: ``score`` checks it, ``scan`` crosses them.)
+    """
+    _, specs = function.structured_input_signature
+    given, wanted = set(request_inputs.keys()), set(specs)
+    if given != wanted:
+        problems = []
+        if wanted - given:
+            problems.append(f"missing {sorted(wanted - given)}")
+        if given - wanted:
+            problems.append(f"unexpected {sorted(given - wanted)}")
+        raise RequestError(
+            f"inputs {sorted(given)}: {', '.join(problems)}; this signature takes "
+            + ", ".join(f"{name} ({_expected(spec)})" for name, spec in sorted(specs.items()))
+        )
+    arrays = {}
+    for name, spec in specs.items():
+        proto = request_inputs[name]
+        if proto.dtype != spec.dtype.as_datatype_enum:
+            raise RequestError(
+                f"input {name!r} has dtype {tf.dtypes.as_dtype(proto.dtype).name}, expected "
+                f"{spec.dtype.name}"
+            )
+        try:
+            array = tf.make_ndarray(proto)
+        except Exception as error:  # a TensorProto whose content does not match its shape
+            raise RequestError(f"input {name!r} cannot be decoded: {error}") from None
+        if not spec.shape.is_compatible_with(array.shape):
+            raise RequestError(
+                f"input {name!r} has shape {list(array.shape)}, expected {_expected(spec)} "
+                "(None: any size)"
+            )
+        if array.ndim and array.shape[0] > max_batch_size:
+            raise RequestError(
+                f"input {name!r} has {array.shape[0]} rows, more than this server's maximum batch "
+                f"size {max_batch_size}: split the request"
+            )
+        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+            rows = np.flatnonzero(~np.isfinite(array.reshape(len(array), -1)).all(axis=1))
+            raise RequestError(f"input {name!r} contains NaN or inf (rows {rows[:10].tolist()})")
+        arrays[name] = array
+    return arrays
+
+
+def model_error_message(error: tf.errors.OpError) -> str:
+    """The useful line of an error raised inside a signature (its assertion message)."""
+    lines = [line.strip() for line in str(error.message).splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("assertion failed:"):
+            return line[len("assertion failed:") :].strip()
+    for line in reversed(lines):
+        if not line.startswith("[[") and "Op:__inference" not in line:
+            return line
+    return lines[0] if lines else type(error).__name__

@@ -1,0 +1,158 @@
+"""The server process: gRPC PredictionService + ModelService + health + reflection.
+
+    python -m serving --model_base_path models/reward --model_name reward [--port 8500]
+        [--host 127.0.0.1] [--max_batch_size 65536] [--max_message_mb 64] [--workers 8]
+        [--poll_seconds 1] [--tls_cert cert.pem --tls_key key.pem]
+
+(also `imagine-tf serve` with the same options). Binds 127.0.0.1 unless told otherwise. The
+health service (``grpc.health.v1``) says SERVING once a version is AVAILABLE, for the empty
+service name and for ``tensorflow.serving.PredictionService``. SIGTERM (or SIGINT) drains: the
+health turns NOT_SERVING, new requests are refused, in-flight ones finish (up to
+``--grace_seconds``), then the process exits with status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from concurrent import futures
+
+import grpc
+import tensorflow as tf
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from tensorflow_serving.apis import model_service_pb2_grpc, prediction_service_pb2_grpc
+
+from serving.model_registry import LoadedVersion, ModelRegistry
+from serving.options import add_arguments
+from serving.prediction_service import ModelStatusServicer, PredictionServicer, Predictor
+
+LOG = logging.getLogger("serving")
+SERVICE_NAMES = ("tensorflow.serving.PredictionService", "tensorflow.serving.ModelService")
+WARMUP_FILE = "assets.extra/tf_serving_warmup_requests"
+
+
+class ServingProcess:
+    """One model served over gRPC.
+
+    Args:
+      model_base_path: directory of integer version subdirectories.
+      model_name: the name clients put in ``model_spec.name``.
+      host, port: where to listen (port 0 picks a free port: see ``self.port``).
+      max_batch_size: largest first dimension of an input.
+      max_message_bytes: gRPC message size limit, both ways.
+      workers: request threads.
+      poll_seconds: how often a new version is looked for.
+      tls: (certificate chain PEM bytes, private key PEM bytes) or None.
+    """
+
+    def __init__(self, model_base_path: str, model_name: str, host: str = "127.0.0.1",
+                 port: int = 8500, max_batch_size: int = 65_536, max_message_bytes: int = 64 << 20,
+                 workers: int = 8, poll_seconds: float = 1.0, tls: tuple[bytes, bytes] | None = None):  # fmt: skip
+        self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds)
+        self.predictor = Predictor(model_name, self.registry, max_batch_size)
+        options = [("grpc.max_receive_message_length", max_message_bytes),
+                   ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=options)
+        prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(
+            PredictionServicer(self.predictor), self.server
+        )
+        model_service_pb2_grpc.add_ModelServiceServicer_to_server(
+            ModelStatusServicer(model_name, self.registry), self.server
+        )
+        self.health = health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+        reflection.enable_server_reflection(
+            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+             reflection.SERVICE_NAME), self.server)  # fmt: skip
+        address = f"{host}:{port}"
+        if tls:
+            credentials = grpc.ssl_server_credentials([(tls[1], tls[0])])
+            self.port = self.server.add_secure_port(address, credentials)
+        else:
+            self.port = self.server.add_insecure_port(address)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {address} (in use?)")
+        self.stopped = threading.Event()
+
+    def _set_health(self, status) -> None:
+        for name in ("", SERVICE_NAMES[0]):
+            self.health.set(name, status)
+
+    def _warm_up(self, loaded: LoadedVersion) -> None:
+        """Replays the version's warm-up requests (TF Serving's SavedModel warm-up)."""
+        path = loaded.path / WARMUP_FILE
+        if not path.exists():
+            return
+        from tensorflow_serving.apis import prediction_log_pb2
+
+        count = 0
+        for record in tf.data.TFRecordDataset(str(path)):
+            log = prediction_log_pb2.PredictionLog.FromString(record.numpy())
+            if log.WhichOneof("log_type") == "predict_log":
+                self.predictor.predict(log.predict_log.request, loaded)
+                count += 1
+        LOG.info("version %s warmed up with %d requests", loaded.version, count)
+
+    def start(self) -> "ServingProcess":
+        """Starts listening, then loads the latest version (health SERVING once AVAILABLE)."""
+        self.server.start()
+        self.registry.start()
+        if self.registry.served() is not None:
+            self._set_health(health_pb2.HealthCheckResponse.SERVING)
+        else:
+            threading.Thread(target=self._serving_when_loaded, daemon=True).start()
+        return self
+
+    def _serving_when_loaded(self) -> None:
+        while not self.stopped.is_set() and self.registry.served() is None:
+            self.stopped.wait(0.2)
+        if not self.stopped.is_set():
+            self._set_health(health_pb2.HealthCheckResponse.SERVING)
+
+    def stop(self, grace_seconds: float = 10.0) -> None:
+        """Drains: NOT_SERVING, refuse new requests, let in-flight ones finish."""
+        self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+        self.stopped.set()
+        self.server.stop(grace_seconds).wait()
+        self.registry.stop()
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Runs until SIGTERM / SIGINT; returns the exit status."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise SystemExit("--tls_cert and --tls_key go together: give both or neither.")
+    tls = None
+    if args.tls_cert:
+        with open(args.tls_cert, "rb") as cert, open(args.tls_key, "rb") as key:
+            tls = (cert.read(), key.read())
+    process = ServingProcess(args.model_base_path, args.model_name, args.host, args.port,
+                             args.max_batch_size, args.max_message_mb << 20, args.workers,
+                             args.poll_seconds, tls).start()  # fmt: skip
+    done = threading.Event()
+
+    def drain(signum, frame):
+        LOG.info("signal %s: draining", signum)
+        done.set()
+
+    signal.signal(signal.SIGTERM, drain)
+    signal.signal(signal.SIGINT, drain)
+    served = process.registry.served()
+    LOG.info("listening on %s:%s (model %r, version %s)", args.host, process.port,
+             args.model_name, served.version if served else "none yet")  # fmt: skip
+    print(f"serving {args.model_name!r} on {args.host}:{process.port}", flush=True)
+    while not done.wait(0.5):  # wakes up for the signal handlers
+        pass
+    process.stop(args.grace_seconds)
+    LOG.info("stopped")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m serving", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return serve(parser.parse_args(argv))

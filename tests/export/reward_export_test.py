@@ -1,0 +1,101 @@
+"""Export of the reward model: signatures, any N, bad inputs, versions, loading from run dirs."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from imagine_tf.export.reward_export import export_reward_model, next_version
+from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+from imagine_tf.training.model_loading import load_reward_network
+
+VOCABULARY = Vocabulary.default()
+
+
+def network(seed=0, architecture="ma"):
+    tf.keras.utils.set_random_seed(seed)
+    net = RewardNetwork(architecture, VOCABULARY.words[1:], VOCABULARY.max_length, 3)
+    net(example_inputs(3, VOCABULARY.max_length))
+    return net
+
+
+def test_export_writes_versions_whose_signatures_match_the_network(tmp_path):
+    net = network()
+    path = export_reward_model(net, tmp_path / "reward", {"note": "test"}, max_num_objects=4)
+    assert path.name == "1" and next_version(tmp_path / "reward") == 2
+    assert (path / "assets.extra" / "tf_serving_warmup_requests").stat().st_size > 0
+    with pytest.raises(ValueError, match="immutable"):
+        export_reward_model(net, tmp_path / "reward", version=1)
+    model = tf.saved_model.load(str(path))
+    assert {"serving_default", "score", "scan", "metadata"} <= set(model.signatures)
+    goals = ["Grasp red cat", "Go left"]
+    rng = np.random.default_rng(0)
+    for num_objects in (3, 4, 2):  # any N for MA (the state width selects it)
+        states = rng.uniform(-1, 1, (2, 2 * (3 + 39 * num_objects))).astype(np.float32)
+        scored = model.signatures["score"](goals=tf.constant(goals), states=tf.constant(states))
+        other = net.with_num_objects(num_objects) if num_objects != 3 else net
+        expected = other.head(tf.constant(states), net.encoder(tf.constant(goals)))
+        np.testing.assert_allclose(scored["probability"], expected, atol=1e-6)
+        assert scored["module_probabilities"].shape == (2, num_objects)
+        np.testing.assert_array_equal(scored["reward"], scored["probability"].numpy() > 0.5)
+    scanned = model.signatures["scan"](
+        states=tf.constant(states), goals=tf.constant(goals + ["Go right"])
+    )
+    assert scanned["probabilities"].shape == (2, 3)
+    metadata = json.loads(model.signatures["metadata"]()["metadata"].numpy())
+    assert metadata["num_objects"] == [1, 2, 3, 4] and metadata["threshold"] == 0.5
+    assert metadata["note"] == "test" and "grasp" in metadata["vocabulary"]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    return export_reward_model(network(), tmp_path_factory.mktemp("models"), max_num_objects=3)
+
+
+@pytest.mark.parametrize(
+    "goals, width, message",
+    [(["Grasp purple cat"], 240, "outside the vocabulary"), ([""], 240, "at least one word"),
+     (["Go left", "Go right"], 240, "same batch size"), (["Go left"], 241, "2 (3 + 39 N)")],
+)  # fmt: skip
+def test_bad_inputs_fail_with_a_message(exported, goals, width, message):
+    model = tf.saved_model.load(str(exported))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+        model.signatures["score"](goals=tf.constant(goals), states=tf.zeros([1, width]))
+
+
+def test_fa_serves_its_training_n_only(tmp_path):
+    path = export_reward_model(network(architecture="fa"), tmp_path, max_num_objects=5)
+    metadata = json.loads(
+        tf.saved_model.load(str(path)).signatures["metadata"]()["metadata"].numpy()
+    )
+    assert metadata["architecture"] == "fa" and metadata["num_objects"] == [3]
+
+
+def test_reward_network_loads_from_reward_and_agent_runs(tmp_path):
+    net = network(seed=5)
+    reward_run = tmp_path / "reward_run"
+    reward_run.mkdir()
+    net.save_weights(str(reward_run / "best.weights.h5"))  # an older run: no network.json
+    loaded, metadata = load_reward_network(reward_run)
+    states = tf.random.uniform([4, 240])
+    goals = tf.constant(["Go left"] * 4)
+    np.testing.assert_allclose(
+        loaded({"state": states, "goal": goals}), net({"state": states, "goal": goals})
+    )
+    assert metadata["source"]["kind"] == "reward_model_run" and len(metadata["test_goals"]) == 64
+    agent_run = tmp_path / "agent_run"
+    (agent_run / "checkpoint").mkdir(parents=True)
+    (agent_run / "config.json").write_text(
+        json.dumps({"reward_architecture": "ma", "num_objects": 3})
+    )
+    tf.train.Checkpoint(reward_network=net).write(str(agent_run / "checkpoint" / "tf"))
+    (agent_run / "checkpoint" / "state.npz").write_bytes(b"")
+    loaded, metadata = load_reward_network(agent_run)
+    np.testing.assert_allclose(
+        loaded({"state": states, "goal": goals}), net({"state": states, "goal": goals})
+    )
+    with pytest.raises(FileNotFoundError, match="no trained reward model"):
+        load_reward_network(tmp_path / "nothing")

@@ -1,0 +1,256 @@
+"""The gRPC server on loopback with a real exported reward model and the stock TF Serving stubs.
+
+One server process for the module (started and stopped here); requests are bounded.
+"""
+
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import numpy as np
+import pytest
+import tensorflow as tf
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tensorflow_serving.apis import (
+    get_model_metadata_pb2,
+    model_pb2,
+    predict_pb2,
+    prediction_service_pb2_grpc,
+)
+
+from serving.client import RewardClient
+
+pytestmark = pytest.mark.integration
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GOALS = ["Grasp red cat", "Go left", "Grow any plant"]
+
+
+def export(base_path, seed, version=None):
+    from imagine_tf.export.reward_export import export_reward_model
+    from imagine_tf.language.vocabulary import Vocabulary
+    from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+
+    tf.keras.utils.set_random_seed(seed)
+    vocabulary = Vocabulary.default()
+    network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)
+    network(example_inputs(3, vocabulary.max_length))
+    return export_reward_model(network, base_path, {"test": True}, version, max_num_objects=3)
+
+
+def start_server(base_path, *extra):
+    command = [sys.executable, "-m", "serving", "--model_base_path", str(base_path), "--port", "0",
+               "--poll_seconds", "0.3", *extra]  # fmt: skip
+    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env=environment, text=True)  # fmt: skip
+    line = process.stdout.readline()  # "serving 'reward' on 127.0.0.1:PORT" once listening
+    assert line.startswith("serving"), f"the server did not start: {line!r}"
+    return process, line.strip().rsplit(":", 1)[1]
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    base = tmp_path_factory.mktemp("models") / "reward"
+    export(base, seed=0)
+    return base
+
+
+@pytest.fixture(scope="module")
+def server(model_dir):
+    process, port = start_server(model_dir, "--max_batch_size", "64")
+    yield f"127.0.0.1:{port}"
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 0
+
+
+def random_states(count, num_objects=3, seed=0):
+    rng = np.random.default_rng(seed)
+    states = rng.uniform(-1, 1, (count, 2 * (3 + 39 * num_objects))).astype(np.float32)
+    return states
+
+
+def test_round_trip_equals_the_saved_model_in_process(server, model_dir):
+    loaded = tf.saved_model.load(str(model_dir / "1"))
+    states = random_states(3)
+    with RewardClient(server) as client:
+        served = client.score(GOALS, states)
+        scanned = client.scan(states, GOALS + ["Go right"])
+        assert client.metadata()["num_objects"] == [1, 2, 3]
+        assert client.status() == {1: "AVAILABLE"}
+    local = loaded.signatures["score"](goals=tf.constant(GOALS), states=tf.constant(states))
+    np.testing.assert_array_equal(served["probability"], local["probability"].numpy())
+    np.testing.assert_array_equal(served["reward"], local["reward"].numpy())
+    assert served["module_probabilities"].shape == (3, 3)
+    assert scanned["probabilities"].shape == (3, 4)
+    np.testing.assert_allclose(
+        scanned["probabilities"][:, :3].diagonal(), served["probability"], atol=1e-6
+    )
+
+
+def predict(server, signature="score", name="reward", version=None, **inputs):
+    stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(server))
+    request = predict_pb2.PredictRequest(
+        model_spec=model_pb2.ModelSpec(name=name, signature_name=signature)
+    )
+    if version is not None:
+        request.model_spec.version.value = version
+    for key, value in inputs.items():
+        request.inputs[key].CopyFrom(tf.make_tensor_proto(value))
+    return stub.Predict(request, timeout=10)
+
+
+STATES = random_states(2)
+BAD_REQUESTS = {
+    "wrong dtype": (dict(goals=["Go left", "Go right"], states=STATES.astype(np.float64)), "dtype float64, expected float32"),
+    "wrong rank": (dict(goals=["Go left", "Go right"], states=STATES[None]), "has shape [1, 2, 240]"),
+    "missing input": (dict(goals=["Go left"]), "missing ['states']"),
+    "extra input": (dict(goals=["Go left", "Go right"], states=STATES, actions=STATES), "unexpected ['actions']"),
+    "batch sizes disagree": (dict(goals=["Go left"], states=STATES), "same batch size"),
+    "NaN state": (dict(goals=["Go left", "Go right"], states=np.where(np.arange(240) == 5, np.nan, STATES).astype(np.float32)), "NaN or inf"),
+    "inf state": (dict(goals=["Go left", "Go right"], states=np.where(np.arange(240) == 5, np.inf, STATES).astype(np.float32)), "NaN or inf"),
+    "state width": (dict(goals=["Go left", "Go right"], states=STATES[:, :200]), "2 (3 + 39 N) values per row"),
+    "empty goal": (dict(goals=["", "Go left"], states=STATES), "at least one word"),
+    "unknown word": (dict(goals=["Grasp purple cat", "Go left"], states=STATES), "outside the vocabulary"),
+    "goal too long": (dict(goals=["Grasp any red cat any red", "Go left"], states=STATES), "longer than"),
+    "oversized batch": (dict(goals=["Go left"] * 65, states=random_states(65)), "maximum batch size 64"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(BAD_REQUESTS))
+def test_malformed_requests_are_invalid_argument_and_the_server_keeps_serving(server, case):
+    inputs, message = BAD_REQUESTS[case]
+    with pytest.raises(grpc.RpcError) as caught:
+        predict(server, **inputs)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert message in caught.value.details(), caught.value.details()
+    assert (
+        predict(server, goals=["Go left"], states=STATES[:1]).outputs["reward"].dtype
+        == tf.bool.as_datatype_enum
+    )
+
+
+@pytest.mark.parametrize(
+    "where",
+    [dict(name="policy"), dict(version=7), dict(signature="explain")],
+    ids=["model", "version", "signature"],
+)
+def test_unknown_model_version_or_signature_is_not_found(server, where):
+    with pytest.raises(grpc.RpcError) as caught:
+        predict(server, goals=["Go left"], states=STATES[:1], **where)
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    assert list(where.values())[0].__str__() in caught.value.details()
+
+
+def test_health_metadata_and_concurrent_clients(server):
+    channel = grpc.insecure_channel(server)
+    health = health_pb2_grpc.HealthStub(channel).Check(
+        health_pb2.HealthCheckRequest(service=""), timeout=5
+    )
+    assert health.status == health_pb2.HealthCheckResponse.SERVING
+    request = get_model_metadata_pb2.GetModelMetadataRequest(
+        model_spec=model_pb2.ModelSpec(name="reward"), metadata_field=["signature_def"]
+    )
+    response = prediction_service_pb2_grpc.PredictionServiceStub(channel).GetModelMetadata(
+        request, timeout=10
+    )
+    signatures = get_model_metadata_pb2.SignatureDefMap()
+    response.metadata["signature_def"].Unpack(signatures)
+    assert {"score", "scan", "metadata", "serving_default"} <= set(signatures.signature_def)
+    assert set(signatures.signature_def["score"].inputs) == {"goals", "states"}
+    errors, done = [], []
+
+    def client_thread(seed):
+        with RewardClient(server) as client:
+            for i in range(200):
+                try:
+                    out = client.score(["Go left"], random_states(1, seed=seed * 1000 + i))
+                    done.append(out["probability"].shape == (1,))
+                except grpc.RpcError as error:
+                    errors.append(error.code())
+
+    threads = [threading.Thread(target=client_thread, args=(k,)) for k in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == [] and len(done) == 16 * 200 and all(done)
+
+
+def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
+    base = tmp_path / "reward"
+    export(base, seed=0)
+    process, port = start_server(base)
+    target = f"127.0.0.1:{port}"
+    states = random_states(2)
+    try:
+        with RewardClient(target) as client:
+            before = client.score(GOALS[:2], states)["module_probabilities"]
+            export(base, seed=1)  # version 2, other weights
+            deadline = time.time() + 60
+            while client.status().get(2) != "AVAILABLE" and time.time() < deadline:
+                time.sleep(0.2)
+            assert client.status() == {1: "END", 2: "AVAILABLE"}
+            after = client.score(GOALS[:2], states)["module_probabilities"]
+            assert not np.allclose(before, after)  # version 2's weights answer
+            pinned = RewardClient(target, version=2).score(GOALS[:2], states)
+            np.testing.assert_array_equal(pinned["module_probabilities"], after)
+            # SIGTERM with a client busy: the server drains and exits with 0; requests either
+            # complete correctly or are refused once the drain began (UNAVAILABLE).
+            shapes, refused = [], []
+
+            def busy():
+                for _ in range(200):
+                    try:
+                        shapes.append(
+                            client.scan(random_states(64), GOALS * 10)["probabilities"].shape
+                        )
+                    except grpc.RpcError as error:
+                        refused.append(error.code())
+                        return
+
+            worker = threading.Thread(target=busy)
+            worker.start()
+            while not shapes:
+                time.sleep(0.01)
+            process.send_signal(signal.SIGTERM)
+            worker.join(timeout=60)
+        assert process.wait(timeout=30) == 0
+        assert shapes and all(shape == (64, 30) for shape in shapes)
+        assert set(refused) <= {grpc.StatusCode.UNAVAILABLE}
+    finally:
+        if process.poll() is None:
+            process.kill()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_cli_score_reads_a_state_saved_by_play(server, tmp_path):
+    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    state_file = tmp_path / "s.npy"
+    played = subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "play", "--goal", "Go left",
+                             "--save-state", str(state_file)], capture_output=True, env=environment, timeout=120)  # fmt: skip
+    assert played.returncode == 0, played.stderr.decode()[-1000:]
+    assert np.load(state_file).shape == (1, 240)
+    scored = subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "score", "--goal", "Go left",
+                             "--state-file", str(state_file), "--server", server, "--json"],
+                            capture_output=True, env=environment, timeout=120)  # fmt: skip
+    assert scored.returncode == 0, scored.stderr.decode()[-1000:]
+    (row,) = __import__("json").loads(scored.stdout)
+    assert (
+        row["goal"] == "Go left"
+        and 0 <= row["probability"] <= 1
+        and len(row["module_probabilities"]) == 3
+    )
+    refused = subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "score", "--goal", "Go purple",
+                              "--state-file", str(state_file), "--server", server],
+                             capture_output=True, env=environment, timeout=120)  # fmt: skip
+    assert (
+        refused.returncode == 2
+        and b"INVALID_ARGUMENT" in refused.stderr
+        and b"purple" in refused.stderr
+    )
