@@ -16,7 +16,7 @@ ALLOWED = {
     "reward": {"networks", "language", "env", "data"},
     "data": {"env", "language", "policies"},
     "agents": {"networks", "reward", "language"},
-    "benchmarks": {"env", "language", "policies", "data", "training"},
+    "benchmarks": {"env", "language", "policies", "data", "training", "export", "networks"},
     "training": {"env", "language", "policies", "networks", "reward", "data", "agents"},
     "tuning": {"language", "networks", "reward", "data", "training"},
     "export": {"agents", "reward", "language", "networks"},

@@ -481,6 +481,14 @@ def _bench_command(args: argparse.Namespace) -> int:
             json.dumps({k: v for k, v in results.items() if k not in ("warm_up_epoch",)}, indent=1)
         )
         return 0
+    if args.target == "serving":
+        from imagine_tf.benchmarks.serving_bench import run_serving_benchmark
+
+        results = run_serving_benchmark(soak_seconds=args.soak_seconds, quick=args.quick)
+        if args.out:
+            write_json(results, args.out)
+        print(json.dumps(results, indent=1))
+        return 0
     if args.target == "dataset":
         from imagine_tf.benchmarks.dataset_bench import run_dataset_benchmark
 
@@ -687,7 +695,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_dataset_build_command)
 
     bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("target", choices=("env", "dataset", "train"))
+    bench.add_argument("target", choices=("env", "dataset", "train", "serving"))
+    bench.add_argument("--soak-seconds", type=float, default=60.0, help="serving: soak length")
     bench.add_argument("--threads", type=int, help="TensorFlow threads (train: 1 = one core)")
     bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")
     bench.add_argument("--data-dir", help="dataset: build here (default: a scratch directory)")

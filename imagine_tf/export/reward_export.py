@@ -101,6 +101,7 @@ class RewardServingModule(tf.Module):
             return tf.cast(tf.reduce_min(matches), tf.int32)
 
     def _checked_goals(self, goals: tf.Tensor) -> tf.Tensor:
+        """Embeddings [B, E] of goal strings [B]; asserts non-empty goals."""
         words = tf.strings.split(goals).row_lengths()
         check = tf.debugging.Assert(
             tf.reduce_all(words > 0),
@@ -108,7 +109,9 @@ class RewardServingModule(tf.Module):
              tf.where(words == 0)[:, 0]],
         )  # fmt: skip
         with tf.control_dependencies([check]):
-            return self.encoder(tf.identity(goals))  # asserts known words, maximum length
+            # The LSTM runs once per distinct goal (a batch often repeats a few goals).
+            distinct, index = tf.unique(tf.identity(goals))
+            return tf.gather(self.encoder(distinct), index)  # asserts words, maximum length
 
     def _per_n(self, branch: tf.Tensor, states: tf.Tensor, compute) -> dict:
         """``compute(network, states [B, D_N])`` for the N of ``branch``."""

@@ -1,0 +1,173 @@
+"""`imagine-tf bench serving`: latency and throughput of the reward model over gRPC.
+
+One run: export an MA reward model (random weights: the speed does not depend on them; N up to
+3), start `python -m serving` on 127.0.0.1 in its own process, then measure with the stock
+PredictionService stub, ``score`` signature:
+
+* latency of one (goal, state) pair: p50 / p99 / max over 1,000 calls (after 50 warm-up calls);
+* throughput at batch 1024 (pairs/s over 100 calls) and with 16 concurrent clients of batch 1;
+* the ratio gRPC / in-process SavedModel call (same process as the client, same inputs) at
+  batch 1 and 1024;
+* a soak: 64 concurrent clients of batch 1 for ``soak_seconds`` (60): requests, errors, and
+  the server's resident memory before and after.
+
+Targets (issue 5): p50 ≤ 2 ms, p99 ≤ 5 ms for one pair; ≥ 100,000 pairs/s at batch 1024; ratio
+≤ 1.2 at batch 1024; soak with 0 errors and stable memory.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+import tensorflow as tf
+
+TARGETS = {"p50_ms": 2.0, "p99_ms": 5.0, "pairs_per_s_batch_1024": 100_000, "ratio_batch_1024": 1.2}
+
+
+def _resident_mb(pid: int) -> float:
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _request(goals, states, predict_pb2, model_pb2):
+    request = predict_pb2.PredictRequest(
+        model_spec=model_pb2.ModelSpec(name="reward", signature_name="score")
+    )
+    request.inputs["goals"].CopyFrom(tf.make_tensor_proto(goals))
+    request.inputs["states"].CopyFrom(tf.make_tensor_proto(states))
+    return request
+
+
+def _timed(call, count: int) -> np.ndarray:
+    times = np.empty(count)
+    for i in range(count):
+        start = time.perf_counter()
+        call()
+        times[i] = time.perf_counter() - start
+    return times
+
+
+def _concurrent(target: str, clients: int, seconds: float, request) -> dict:
+    """``clients`` threads, each with its own channel, calling for ``seconds``."""
+    import grpc
+    from tensorflow_serving.apis import prediction_service_pb2_grpc
+
+    counts, errors = [0] * clients, []
+    stop = time.perf_counter() + seconds
+
+    def loop(k):
+        stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
+        while time.perf_counter() < stop:
+            try:
+                stub.Predict(request, timeout=30)
+                counts[k] += 1
+            except grpc.RpcError as error:
+                errors.append(error.code().name)
+
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    return {"clients": clients, "seconds": round(elapsed, 1), "requests": sum(counts),
+            "requests_per_s": round(sum(counts) / elapsed, 1), "errors": len(errors),
+            "error_codes": sorted(set(errors))}  # fmt: skip
+
+
+def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> dict:
+    import grpc
+    from tensorflow_serving.apis import model_pb2, predict_pb2, prediction_service_pb2_grpc
+
+    from imagine_tf.export.reward_export import export_reward_model
+    from imagine_tf.language.vocabulary import Vocabulary
+    from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+
+    vocabulary = Vocabulary.default()
+    network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)
+    network(example_inputs(3, vocabulary.max_length))
+    repository = pathlib.Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as base:
+        path = export_reward_model(network, base, {"benchmark": True}, max_num_objects=3)
+        environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3",
+                       "PYTHONPATH": os.pathsep.join([str(repository), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
+        server = subprocess.Popen(
+            [sys.executable, "-m", "serving", "--model_base_path", base, "--port", "0", "--workers", "16"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment, text=True)  # fmt: skip
+        try:
+            line = server.stdout.readline()
+            if not line.startswith("serving"):
+                raise RuntimeError(f"the server did not start: {line!r}")
+            target = "127.0.0.1:" + line.strip().rsplit(":", 1)[1]
+            stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
+            rng = np.random.default_rng(0)
+            one = _request(
+                ["Grasp red cat"],
+                rng.uniform(-1, 1, (1, 240)).astype(np.float32),
+                predict_pb2,
+                model_pb2,
+            )
+            big_states = rng.uniform(-1, 1, (1024, 240)).astype(np.float32)
+            big = _request(["Grasp red cat"] * 1024, big_states, predict_pb2, model_pb2)
+            calls = 200 if quick else 1000
+            _timed(lambda: stub.Predict(one, timeout=10), 50)
+            latency = _timed(lambda: stub.Predict(one, timeout=10), calls) * 1e3
+            _timed(lambda: stub.Predict(big, timeout=30), 5)
+            big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100)
+            model = tf.saved_model.load(str(path)).signatures["score"]
+            local_one = dict(
+                goals=tf.constant(["Grasp red cat"]),
+                states=tf.constant(tf.make_ndarray(one.inputs["states"])),
+            )
+            local_big = dict(
+                goals=tf.constant(["Grasp red cat"] * 1024), states=tf.constant(big_states)
+            )
+            _timed(lambda: model(**local_one), 50)
+            local_one_times = _timed(lambda: model(**local_one), calls)
+            _timed(lambda: model(**local_big), 5)
+            local_big_times = _timed(lambda: model(**local_big), 20 if quick else 100)
+            concurrent = _concurrent(target, 16, 5 if quick else 15, one)
+            rss_before = _resident_mb(server.pid)
+            soak = _concurrent(target, 64, soak_seconds, one)
+            rss_after = _resident_mb(server.pid)
+        finally:
+            server.terminate()
+            exit_status = server.wait(timeout=60)
+    p50, p99 = np.percentile(latency, [50, 99])
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "tensorflow": tf.__version__},
+        "setup": "server and client on the same 2-core machine, loopback; MA reward, N = 3, signature score",
+        "one_pair": {"calls": calls, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3),
+                     "max_ms": round(float(latency.max()), 3)},  # fmt: skip
+        "batch_1024": {"calls": len(big_times), "median_ms": round(float(np.median(big_times)) * 1e3, 2),
+                       "pairs_per_s": round(1024 / float(np.median(big_times)))},  # fmt: skip
+        "concurrent_16_clients_batch_1": {
+            **concurrent,
+            "pairs_per_s": concurrent["requests_per_s"],
+        },
+        "ratio_grpc_to_in_process": {
+            "batch_1": round(float(np.median(latency / 1e3) / np.median(local_one_times)), 2),
+            "batch_1024": round(float(np.median(big_times) / np.median(local_big_times)), 3),
+            "in_process_ms": {"batch_1": round(float(np.median(local_one_times)) * 1e3, 3),
+                              "batch_1024": round(float(np.median(local_big_times)) * 1e3, 2)},  # fmt: skip
+        },
+        "soak": {
+            **soak,
+            "server_rss_mb_before": round(rss_before, 1),
+            "server_rss_mb_after": round(rss_after, 1),
+        },
+        "server_exit_status_after_sigterm": exit_status,
+        "targets": TARGETS,
+    }
