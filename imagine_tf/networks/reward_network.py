@@ -252,15 +252,11 @@ class RewardNetwork(tf.keras.Model):
         the 49 other columns of x_i and rows of diag(α_g) W, with the same sums (up to the order
         of float additions). Inputs where they are not zero need the general `scan`.
         """
-        inputs = tf.gather(
-            object_inputs(state, self.num_objects), PLAYGROUND_VARYING_INPUTS, axis=-1
-        )
-        gated_kernels = tf.gather(tf.transpose(attention), PLAYGROUND_VARYING_INPUTS)[
-            :, :, None
-        ] * (
-            tf.gather(self.hidden.kernel, PLAYGROUND_VARYING_INPUTS)[:, None, :]
-        )  # [49, G, H]
-        return self._module_logits_per_goal(inputs, gated_kernels)
+        varying = PLAYGROUND_VARYING_INPUTS
+        inputs = tf.gather(object_inputs(state, self.num_objects), varying, axis=-1)  # [S, N, 49]
+        attention = tf.gather(tf.transpose(attention), varying)  # [49, G]
+        kernel = tf.gather(self.hidden.kernel, varying)  # [49, H]
+        return self._module_logits_per_goal(inputs, attention[:, :, None] * kernel[:, None, :])
 
     def _or_over_modules(self, probabilities: tf.Tensor) -> tf.Tensor:
         """OR over the last axis of module probabilities [S, G, M] -> [S, G]."""
