@@ -20,8 +20,6 @@ from __future__ import annotations
 import datetime
 import os
 import pathlib
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -93,23 +91,15 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
     from imagine_tf.export.reward_export import export_reward_model
     from imagine_tf.language.vocabulary import Vocabulary
     from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+    from serving.launcher import launch
 
     vocabulary = Vocabulary.default()
     network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)
     network(example_inputs(3, vocabulary.max_length))
-    repository = pathlib.Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory() as base:
         path = export_reward_model(network, base, {"benchmark": True}, max_num_objects=3)
-        environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3",
-                       "PYTHONPATH": os.pathsep.join([str(repository), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
-        server = subprocess.Popen(
-            [sys.executable, "-m", "serving", "--model_base_path", base, "--port", "0", "--workers", "16"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment, text=True)  # fmt: skip
+        server, target = launch(base, "--workers", "16")
         try:
-            line = server.stdout.readline()
-            if not line.startswith("serving"):
-                raise RuntimeError(f"the server did not start: {line!r}")
-            target = "127.0.0.1:" + line.strip().rsplit(":", 1)[1]
             stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
             rng = np.random.default_rng(0)
             one = _request(

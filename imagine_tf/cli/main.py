@@ -9,6 +9,7 @@
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json]
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
+    imagine-tf export policy --root-dir R --model-base-path models/policy [--version V]
     imagine-tf serve --model-base-path models/reward [--model-name reward] [--port 8500]
     imagine-tf score --goal "Grasp red cat" --state-file s.npy [--server 127.0.0.1:8500]
 
@@ -405,6 +406,20 @@ def _export_reward_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_policy_command(args: argparse.Namespace) -> int:
+    from imagine_tf.export.policy_export import export_policy
+    from imagine_tf.training.model_loading import load_agent
+
+    try:
+        trainer = load_agent(args.root_dir)
+        path = export_policy(trainer.agent.policy, trainer.agent._actor_network.encoder,
+                             args.model_base_path, args.version)  # fmt: skip
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    print(f"exported the {trainer.config.architecture} policy to {path}")
+    return 0
+
+
 def _report_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.agent_report import write_agent_report
 
@@ -654,6 +669,13 @@ def build_parser() -> argparse.ArgumentParser:
     export_reward.add_argument("--max-num-objects", type=int, default=10,
                                help="MA / MA-pairs: accept every N up to this")  # fmt: skip
     export_reward.set_defaults(run=_export_reward_command)
+    export_policy = export_commands.add_parser(
+        "policy", help="the noise-free policy: PolicySaver signatures + act(goals, states)"
+    )
+    export_policy.add_argument("--root-dir", required=True, help="an agent run (imagine-tf train)")
+    export_policy.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
+    export_policy.add_argument("--version", type=int, help="default: the next integer")
+    export_policy.set_defaults(run=_export_policy_command)
 
     serve_parser = commands.add_parser(
         "serve", help="gRPC server speaking TF Serving's PredictionService API"

@@ -86,3 +86,18 @@ def load_reward_network(root_dir: str | os.PathLike) -> tuple[RewardNetwork, dic
         "test_goals": grammar.test_goals(),
     }
     return network, metadata
+
+
+def load_agent(root_dir: str | os.PathLike):
+    """The restored `ImagineTrainer` of an agent run (networks only, no replay)."""
+    from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+
+    root = pathlib.Path(root_dir)
+    if not (root / "config.json").exists():
+        raise FileNotFoundError(
+            f"{root} is not an agent run (no config.json): train one with `imagine-tf train`."
+        )
+    trainer = ImagineTrainer(TrainConfig(**json.loads((root / "config.json").read_text())), root)
+    if not trainer.restore(with_replay=False):
+        raise FileNotFoundError(f"{root} has no checkpoint yet: train at least one epoch.")
+    return trainer

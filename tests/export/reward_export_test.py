@@ -99,3 +99,44 @@ def test_reward_network_loads_from_reward_and_agent_runs(tmp_path):
     )
     with pytest.raises(FileNotFoundError, match="no trained reward model"):
         load_reward_network(tmp_path / "nothing")
+
+
+def test_policy_export_acts_like_the_trained_policy(tmp_path):
+    import tensorflow_probability  # noqa: F401 - registers the policy's TypeSpecs for loading
+
+    from imagine_tf.export.policy_export import export_policy
+    from imagine_tf.training.model_loading import load_agent
+    from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+
+    tiny = dict(episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2, batch_size=16, num_candidates=5,
+                reward="oracle", replay_capacity=50, memory_capacity=50)  # fmt: skip
+    ImagineTrainer(TrainConfig(**tiny), tmp_path / "run").train(1, progress=False)
+    trainer = load_agent(tmp_path / "run")
+    path = export_policy(
+        trainer.agent.policy, trainer.agent._actor_network.encoder, tmp_path / "policy"
+    )
+    loaded = tf.saved_model.load(str(path))
+    assert {"action", "act", "get_initial_state", "get_train_step"} <= set(loaded.signatures)
+    goals = ["Grasp red cat", "Go left"]
+    states = tf.random.uniform([2, 240], -1, 1)
+    served = loaded.signatures["act"](goals=tf.constant(goals), states=states)["action"].numpy()
+    embeddings = trainer.reward_network.encoder(tf.constant(goals))
+    expected, _ = trainer.agent._actor_network({"state": states, "goal": embeddings})
+    np.testing.assert_allclose(served, expected.numpy(), atol=1e-5)
+    assert served.shape == (2, 3) and np.all(np.abs(served) <= 1)
+    # The same over gRPC (the server imports tensorflow_probability itself to load it).
+    import signal
+
+    from serving.client import RewardClient
+    from serving.launcher import launch
+
+    process, target = launch(tmp_path / "policy", "--model_name", "policy")
+    try:
+        with RewardClient(target, model_name="policy") as client:
+            remote = client.predict(
+                "act", {"goals": np.array(goals, dtype=object), "states": states.numpy()}
+            )
+        np.testing.assert_allclose(remote["action"], served, atol=1e-6)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0

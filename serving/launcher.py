@@ -1,0 +1,29 @@
+"""Start `python -m serving` as a child process and learn its address (tests, benchmarks, scripts)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
+
+
+def launch(model_base_path: str | os.PathLike, *options: str) -> tuple[subprocess.Popen, str]:
+    """(process, "127.0.0.1:PORT") of a server on a free loopback port, once it listens.
+
+    ``options`` are more server flags (e.g. "--max_batch_size", "64"). Stop it with
+    ``process.send_signal(signal.SIGTERM)`` (it drains, then exits with 0).
+    """
+    command = [sys.executable, "-m", "serving", "--model_base_path", str(model_base_path),
+               "--host", "127.0.0.1", "--port", "0", *options]  # fmt: skip
+    path = os.pathsep.join(p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p)
+    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": path}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env=environment, text=True)  # fmt: skip
+    line = process.stdout.readline()  # "serving 'NAME' on 127.0.0.1:PORT" once listening
+    if not line.startswith("serving"):
+        process.kill()
+        raise RuntimeError(f"the server did not start (exit status {process.wait()}): {line!r}")
+    return process, "127.0.0.1:" + line.strip().rsplit(":", 1)[1]
