@@ -32,50 +32,44 @@ class ReplayCheckpoint:
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = pathlib.Path(directory)
+        self.saved_until = 0  # the files hold episodes [.., saved_until); set by `restore`
 
     def _files(self) -> list[tuple[int, pathlib.Path]]:
         """(first episode, path) of every episode file, in order."""
         if not self.directory.exists():
             return []
-        found = []
-        for path in self.directory.glob("episodes_*.npz"):
-            found.append((int(path.stem.split("_")[1]), path))
-        return sorted(found)
-
-    def saved_until(self) -> int:
-        """How many episodes the files hold in all (the end of the last file)."""
-        files = self._files()
-        if not files:
-            return 0
-        with np.load(files[-1][1]) as last:
-            return files[-1][0] + len(last["goal_ids"])
+        return sorted((int(p.stem.split("_")[1]), p) for p in self.directory.glob("episodes_*.npz"))
 
     def save(self, replay: EpisodeReplay) -> None:
         """Writes the episodes added since the last save (call before the main checkpoint)."""
-        first, stop = self.saved_until(), replay.episodes_added
-        if stop <= first:
+        stop = replay.episodes_added
+        if stop <= self.saved_until:
             return
-        first = max(first, stop - replay.capacity)  # older ones were already overwritten
+        first = max(self.saved_until, stop - replay.capacity)  # older ones were overwritten
         slots = np.arange(first, stop) % replay.capacity
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"episodes_{first:012d}.npz"
         temporary = self.directory / f"partial_{path.name}"
         np.savez(temporary, **{name: getattr(replay, name)[slots] for name in EPISODE_FIELDS})
         os.replace(temporary, path)
+        self.saved_until = stop
 
-    def prune(self, episodes_added: int, capacity: int) -> None:
+    def prune(self, capacity: int) -> None:
         """Deletes the files whose episodes have all been overwritten (call after the main
-        checkpoint is written): those that end at or before ``episodes_added − capacity``."""
+        checkpoint is written): those that end at or before ``saved_until − capacity`` (a file
+        ends where the next begins)."""
         files = self._files()
-        for (first, path), following in zip(files, files[1:] + [(None, None)]):
-            end = following[0] if following[0] is not None else episodes_added
-            if end <= episodes_added - capacity:
+        ends = [first for first, _ in files[1:]] + [self.saved_until]
+        for (_, path), end in zip(files, ends):
+            if end <= self.saved_until - capacity:
                 path.unlink()
 
     def restore(self, replay: EpisodeReplay, episodes_added: int) -> None:
         """Fills ``replay`` with the last ``capacity`` of its first ``episodes_added`` episodes.
 
-        Raises a ValueError naming the gap if the files do not cover them.
+        Files beyond ``episodes_added`` (a save whose main checkpoint never landed; all files,
+        for a run without a checkpoint: ``episodes_added = 0``) are deleted. Raises a ValueError
+        naming the gap if the files do not cover the episodes.
         """
         window_start = max(0, episodes_added - replay.capacity)
         covered = window_start
@@ -84,20 +78,19 @@ class ReplayCheckpoint:
                 path.unlink()
                 continue
             with np.load(path) as arrays:
-                count = len(arrays["goal_ids"])
-                keep = np.arange(count)[(first + np.arange(count) >= window_start)
-                                        & (first + np.arange(count) < episodes_added)]  # fmt: skip
-                if keep.size == 0:
+                numbers = first + np.arange(len(arrays["goal_ids"]))  # the episodes in the file
+                keep = (numbers >= window_start) & (numbers < episodes_added)
+                if not keep.any():
                     continue
-                if first + keep[0] > covered:
+                if numbers[keep][0] > covered:
                     break
-                slots = (first + keep) % replay.capacity
                 for name in EPISODE_FIELDS:
-                    getattr(replay, name)[slots] = arrays[name][keep]
-                covered = max(covered, first + int(keep[-1]) + 1)
+                    getattr(replay, name)[numbers[keep] % replay.capacity] = arrays[name][keep]
+                covered = max(covered, int(numbers[keep][-1]) + 1)
         if covered < episodes_added:
             raise ValueError(
                 f"The replay files in {self.directory} hold episodes up to {covered}, the checkpoint "
                 f"needs {episodes_added}: files are missing. Delete the run directory to start over."
             )
         replay.set_counters(episodes_added)
+        self.saved_until = episodes_added

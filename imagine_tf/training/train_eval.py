@@ -387,7 +387,7 @@ class ImagineTrainer:
             os.replace(final, previous)
         os.replace(temporary, final)
         shutil.rmtree(previous, ignore_errors=True)
-        self.replay_checkpoint.prune(self.replay.episodes_added, self.replay.capacity)
+        self.replay_checkpoint.prune(self.replay.capacity)
 
     def _numpy_state(self) -> dict:
         state = {
@@ -422,6 +422,8 @@ class ImagineTrainer:
                 state = dict(np.load(directory / "state.npz", allow_pickle=True))
                 self._load_numpy_state(state, with_replay)
                 return True
+        if with_replay:  # no checkpoint: episode files of a first save that never landed go
+            self.replay_checkpoint.restore(self.replay, 0)
         return False
 
     def _load_numpy_state(self, state: dict, with_replay: bool) -> None:

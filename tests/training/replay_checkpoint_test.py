@@ -37,7 +37,7 @@ def test_saves_write_only_new_episodes_and_restore_the_ring(tmp_path):
         add(replay, count, total)
         total += count
         checkpoint.save(replay)
-        checkpoint.prune(replay.episodes_added, replay.capacity)
+        checkpoint.prune(replay.capacity)
     copy = restored_copy(checkpoint, replay)
     for name in EPISODE_FIELDS:
         np.testing.assert_array_equal(getattr(copy, name), getattr(replay, name))
@@ -75,3 +75,16 @@ def test_missing_files_are_a_clear_error(tmp_path):
     (tmp_path / "replay" / "episodes_000000000000.npz").unlink()
     with pytest.raises(ValueError, match="files are missing"):
         checkpoint.restore(make(), replay.episodes_added)
+
+
+def test_files_of_a_run_without_a_checkpoint_are_dropped_and_rewritten(tmp_path):
+    first_try = make()
+    add(first_try, 4, 0)
+    ReplayCheckpoint(tmp_path / "replay").save(first_try)  # killed before the main checkpoint
+    replay, checkpoint = make(), ReplayCheckpoint(tmp_path / "replay")  # the restarted run
+    checkpoint.restore(replay, 0)  # no main checkpoint: nothing to keep
+    assert not list((tmp_path / "replay").iterdir())
+    add(replay, 3, 100)  # other episodes this time
+    checkpoint.save(replay)
+    copy = restored_copy(ReplayCheckpoint(tmp_path / "replay"), replay)
+    np.testing.assert_array_equal(copy.goal_ids[:3], [100, 101, 102])

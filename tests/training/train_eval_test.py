@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from imagine_tf.agents.episode_replay import EPISODE_FIELDS
 from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
 TINY = dict(episodes_per_cycle=4, cycles_per_epoch=3, updates_per_cycle=2, batch_size=16, num_candidates=5,
@@ -48,7 +49,16 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     from imagine_tf.training.agent_report import run_row
     from imagine_tf.training.train_eval import evaluate_run
 
-    ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path).train(1, progress=False)
+    trainer = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
+    # A first save killed before its main checkpoint left an episode file: it must not count.
+    (tmp_path / "replay").mkdir(parents=True)
+    np.savez(tmp_path / "replay" / "episodes_000000000000.npz",
+             **{name: np.full_like(getattr(trainer.replay, name)[:12], 999) for name in EPISODE_FIELDS})  # fmt: skip
+    trainer.train(1, progress=False)
+    resumed = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
+    assert resumed.restore() and resumed.replay.episodes_added == 12
+    np.testing.assert_array_equal(resumed.replay.goal_ids[:12], trainer.replay.goal_ids[:12])
+    assert not np.any(resumed.replay.goal_ids[:12] == 999)
     with pytest.raises(FileNotFoundError, match="training run"):
         run_row(tmp_path / "nothing")
     before = run_row(tmp_path)
