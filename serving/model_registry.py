@@ -74,7 +74,6 @@ class ModelRegistry:
         self.warm_up, self.poll_seconds = warm_up, poll_seconds
         self.states: dict[int, tuple[int, str]] = {}  # version -> (state, error message)
         self._served: LoadedVersion | None = None
-        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
 
@@ -121,11 +120,11 @@ class ModelRegistry:
             LOG.error("version %s of %s failed to load: %s", newest, self.base_path, error)
             self.states[newest] = (END, f"failed to load: {error}")
             return
-        with self._lock:
-            previous, self._served = self._served, loaded
-            self.states[newest] = (AVAILABLE, "")
-            if previous is not None:
-                self.states[previous.version] = (END, "")  # freed when its requests finish
+        # One thread loads (the poller); readers take `_served` as it is (an atomic swap).
+        previous, self._served = self._served, loaded
+        self.states[newest] = (AVAILABLE, "")
+        if previous is not None:
+            self.states[previous.version] = (END, "")  # freed when its requests finish
         LOG.info("serving version %s of %s", newest, self.base_path)
 
     def start(self) -> None:
