@@ -25,6 +25,8 @@ from tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 
+from serving.tensor_protos import to_tensor_proto
+
 STATE_NAMES = {10: "START", 20: "LOADING", 30: "AVAILABLE", 40: "UNLOADING", 50: "END"}
 
 
@@ -61,7 +63,7 @@ class RewardClient:
         """Any signature: inputs name -> array; returns outputs name -> array."""
         request = predict_pb2.PredictRequest(model_spec=self._spec(signature))
         for name, value in inputs.items():
-            request.inputs[name].CopyFrom(tf.make_tensor_proto(value))
+            request.inputs[name].CopyFrom(to_tensor_proto(value))
         response = self.prediction.Predict(request, timeout=self.timeout)
         return {name: tf.make_ndarray(proto) for name, proto in response.outputs.items()}
 

@@ -18,7 +18,7 @@ import pathlib
 import threading
 from typing import Callable
 
-import tensorflow as tf
+from serving.signature_runner import LoadedSession, SignatureRunner
 
 LOG = logging.getLogger("serving")
 
@@ -32,29 +32,15 @@ class LoadedVersion:
 
     version: int
     path: pathlib.Path
-    model: object  # what tf.saved_model.load returned
-    signatures: dict  # name -> concrete function
-    signature_defs: object  # tensorflow.core.protobuf.meta_graph_pb2 SignatureDef map
+    model: LoadedSession
 
+    @property
+    def signatures(self) -> dict[str, SignatureRunner]:
+        return self.model.signatures
 
-def _load_saved_model(path: pathlib.Path):
-    try:
-        return tf.saved_model.load(str(path))
-    except ValueError as error:
-        if "has not been registered" not in str(error):
-            raise
-        # TF-Agents policies hold tfp distributions' TypeSpecs, registered on import.
-        import tensorflow_probability  # noqa: F401
-
-        return tf.saved_model.load(str(path))
-
-
-def _signature_defs(path: pathlib.Path):
-    from tensorflow.core.protobuf import saved_model_pb2
-
-    saved_model = saved_model_pb2.SavedModel()
-    saved_model.ParseFromString((path / "saved_model.pb").read_bytes())
-    return saved_model.meta_graphs[0].signature_def
+    @property
+    def signature_defs(self):  # SignatureDef map of the MetaGraph
+        return self.model.signature_defs
 
 
 class ModelRegistry:
@@ -66,11 +52,13 @@ class ModelRegistry:
         requests); exceptions mark the version as failed (it is not served).
       poll_seconds: how often to look for a new version (TF Serving's
         ``--file_system_poll_wait_seconds``).
+      session_config: the sessions' `tf.compat.v1.ConfigProto` (None: defaults).
     """
 
     def __init__(self, base_path: str | os.PathLike, warm_up: Callable[[LoadedVersion], None],
-                 poll_seconds: float = 1.0):  # fmt: skip
+                 poll_seconds: float = 1.0, session_config=None):  # fmt: skip
         self.base_path = pathlib.Path(base_path)
+        self.session_config = session_config
         self.warm_up, self.poll_seconds = warm_up, poll_seconds
         self.states: dict[int, tuple[int, str]] = {}  # version -> (state, error message)
         self._served: LoadedVersion | None = None
@@ -111,10 +99,7 @@ class ModelRegistry:
         self.states[newest] = (LOADING, "")
         path = self.base_path / str(newest)
         try:
-            model = _load_saved_model(path)
-            loaded = LoadedVersion(
-                newest, path, model, dict(model.signatures), _signature_defs(path)
-            )
+            loaded = LoadedVersion(newest, path, LoadedSession(path, self.session_config))
             self.warm_up(loaded)
         except Exception as error:  # a broken version is reported, never served
             LOG.error("version %s of %s failed to load: %s", newest, self.base_path, error)

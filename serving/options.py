@@ -14,6 +14,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max_batch_size", "--max-batch-size", type=int, default=65_536)
     parser.add_argument("--max_message_mb", "--max-message-mb", type=int, default=64)
     parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--tensorflow_intra_op_parallelism", type=int, default=0,
+                        help="threads inside one op (0: one per core), as TF Serving's flag")
+    parser.add_argument("--tensorflow_inter_op_parallelism", type=int, default=0,
+                        help="ops run at once (0: one per core), as TF Serving's flag")
     parser.add_argument("--poll_seconds", "--poll-seconds", type=float, default=1.0)
     parser.add_argument("--grace_seconds", "--grace-seconds", type=float, default=10.0)
     parser.add_argument("--tls_cert", "--tls-cert", help="PEM certificate chain (with --tls_key)")

@@ -24,6 +24,7 @@ from tensorflow_serving.apis import (
 
 from serving.model_registry import AVAILABLE, LoadedVersion, ModelRegistry
 from serving.request_validation import RequestError, convert_inputs, model_error_message
+from serving.tensor_protos import to_tensor_proto
 
 DEFAULT_SIGNATURE = "serving_default"
 
@@ -57,12 +58,12 @@ class Predictor:
     def predict(self, request, loaded: LoadedVersion):
         """The PredictResponse of ``request`` on ``loaded``; raises RequestError / LookupError."""
         name = request.model_spec.signature_name or DEFAULT_SIGNATURE
-        function = loaded.signatures.get(name)
-        if function is None:
+        runner = loaded.signatures.get(name)
+        if runner is None:
             raise LookupError(f"no signature {name!r}; this model has {sorted(loaded.signatures)}")
-        arrays = convert_inputs(request.inputs, function, self.max_batch_size)
+        inputs = convert_inputs(request.inputs, runner.input_specs, self.max_batch_size)
         try:
-            outputs = function(**{key: tf.constant(value) for key, value in arrays.items()})
+            outputs = runner.run(inputs)
         except (tf.errors.InvalidArgumentError, tf.errors.OutOfRangeError) as error:
             raise RequestError(model_error_message(error)) from None
         wanted = set(request.output_filter) or set(outputs)
@@ -76,7 +77,7 @@ class Predictor:
         )
         response.model_spec.version.value = loaded.version
         for key in sorted(wanted):
-            response.outputs[key].CopyFrom(tf.make_tensor_proto(outputs[key].numpy()))
+            response.outputs[key].CopyFrom(to_tensor_proto(outputs[key]))
         return response
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
+from serving.tensor_protos import shape_of, to_array
+
 
 class RequestError(ValueError):
     """A malformed request (INVALID_ARGUMENT)."""
@@ -20,14 +22,15 @@ def _expected(spec: tf.TensorSpec) -> str:
     return f"{spec.dtype.name} {list(spec.shape) if spec.shape.rank is not None else '[...]'}"
 
 
-def convert_inputs(request_inputs, function, max_batch_size: int) -> dict[str, np.ndarray]:
-    """The request's TensorProtos as arrays, checked against ``function``'s input signature.
+def convert_inputs(request_inputs, specs: dict[str, tf.TensorSpec],
+                   max_batch_size: int) -> dict[str, np.ndarray]:  # fmt: skip
+    """The request's TensorProtos as arrays, checked against a signature's input ``specs``.
 
     Checks: missing and extra inputs, dtype, rank and fixed dimensions, batch sizes (first
-    dimensions) within ``max_batch_size``, finite floats. (Whether the inputs' batch sizes must
+    dimensions) within ``max_batch_size`` (all from the protos' headers, before decoding),
+    contents that fit the declared shape, finite floats. (Whether the inputs' batch sizes must
     agree is the signature's business: ``score`` checks it, ``scan`` crosses them.)
     """
-    _, specs = function.structured_input_signature
     given, wanted = set(request_inputs.keys()), set(specs)
     if given != wanted:
         problems = []
@@ -47,23 +50,27 @@ def convert_inputs(request_inputs, function, max_batch_size: int) -> dict[str, n
                 f"input {name!r} has dtype {tf.dtypes.as_dtype(proto.dtype).name}, expected "
                 f"{spec.dtype.name}"
             )
-        try:
-            array = tf.make_ndarray(proto)
-        except Exception as error:  # a TensorProto whose content does not match its shape
-            raise RequestError(f"input {name!r} cannot be decoded: {error}") from None
-        if not spec.shape.is_compatible_with(array.shape):
+        shape = shape_of(proto)
+        if shape is None or not spec.shape.is_compatible_with(shape):
             raise RequestError(
-                f"input {name!r} has shape {list(array.shape)}, expected {_expected(spec)} "
-                "(None: any size)"
+                f"input {name!r} has shape {list(shape) if shape is not None else 'unknown'}, "
+                f"expected {_expected(spec)} (None: any size)"
             )
-        if array.ndim and array.shape[0] > max_batch_size:
+        if shape and shape[0] > max_batch_size:
             raise RequestError(
-                f"input {name!r} has {array.shape[0]} rows, more than this server's maximum batch "
+                f"input {name!r} has {shape[0]} rows, more than this server's maximum batch "
                 f"size {max_batch_size}: split the request"
             )
-        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
-            rows = np.flatnonzero(~np.isfinite(array.reshape(len(array), -1)).all(axis=1))
-            raise RequestError(f"input {name!r} contains NaN or inf (rows {rows[:10].tolist()})")
+        try:
+            array = to_array(proto)
+        except Exception as error:  # a TensorProto whose content does not match its shape
+            raise RequestError(f"input {name!r} cannot be decoded: {error}") from None
+        if spec.dtype.is_floating:
+            if not np.all(np.isfinite(array)):
+                rows = np.flatnonzero(~np.isfinite(array.reshape(len(array), -1)).all(axis=1))
+                raise RequestError(
+                    f"input {name!r} contains NaN or inf (rows {rows[:10].tolist()})"
+                )
         arrays[name] = array
     return arrays
 

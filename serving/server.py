@@ -28,6 +28,7 @@ from tensorflow_serving.apis import model_service_pb2_grpc, prediction_service_p
 from serving.model_registry import LoadedVersion, ModelRegistry
 from serving.options import add_arguments
 from serving.prediction_service import ModelStatusServicer, PredictionServicer, Predictor
+from serving.signature_runner import session_config
 
 LOG = logging.getLogger("serving")
 SERVICE_NAMES = ("tensorflow.serving.PredictionService", "tensorflow.serving.ModelService")
@@ -45,13 +46,16 @@ class ServingProcess:
       max_message_bytes: gRPC message size limit, both ways.
       workers: request threads.
       poll_seconds: how often a new version is looked for.
+      intra_op_threads, inter_op_threads: the sessions' thread pools (0: one thread per core).
       tls: (certificate chain PEM bytes, private key PEM bytes) or None.
     """
 
     def __init__(self, model_base_path: str, model_name: str, host: str = "127.0.0.1",
                  port: int = 8500, max_batch_size: int = 65_536, max_message_bytes: int = 64 << 20,
-                 workers: int = 8, poll_seconds: float = 1.0, tls: tuple[bytes, bytes] | None = None):  # fmt: skip
-        self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds)
+                 workers: int = 8, poll_seconds: float = 1.0, tls: tuple[bytes, bytes] | None = None,
+                 intra_op_threads: int = 0, inter_op_threads: int = 0):  # fmt: skip
+        self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds,
+                                      session_config(intra_op_threads, inter_op_threads))  # fmt: skip
         self.predictor = Predictor(model_name, self.registry, max_batch_size)
         options = [("grpc.max_receive_message_length", max_message_bytes),
                    ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
@@ -132,7 +136,8 @@ def serve(args: argparse.Namespace) -> int:
             tls = (cert.read(), key.read())
     process = ServingProcess(args.model_base_path, args.model_name, args.host, args.port,
                              args.max_batch_size, args.max_message_mb << 20, args.workers,
-                             args.poll_seconds, tls).start()  # fmt: skip
+                             args.poll_seconds, tls, args.tensorflow_intra_op_parallelism,
+                             args.tensorflow_inter_op_parallelism).start()  # fmt: skip
     done = threading.Event()
 
     def drain(signum, frame):

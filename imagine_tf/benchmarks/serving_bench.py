@@ -7,7 +7,10 @@ PredictionService stub, ``score`` signature:
 * latency of one (goal, state) pair: p50 / p99 / max over 1,000 calls (after 50 warm-up calls);
 * throughput at batch 1024 (pairs/s over 100 calls) and with 16 concurrent clients of batch 1;
 * the ratio gRPC / in-process SavedModel call (same process as the client, same inputs) at
-  batch 1 and 1024;
+  batch 1 and 1024; in-process is ``tf.saved_model.load(path).signatures["score"]`` (what a
+  user calls), with the server's own way (a session callable) beside it;
+* the gRPC floor: the same requests against a server that answers with an empty response
+  (`grpc_echo_server`), i.e. what the transport alone costs here;
 * a soak: 64 concurrent clients of batch 1 for ``soak_seconds`` (60): requests, errors, and
   the server's resident memory before and after.
 
@@ -84,6 +87,31 @@ def _concurrent(target: str, clients: int, seconds: float, request) -> dict:
             "error_codes": sorted(set(errors))}  # fmt: skip
 
 
+def _echo_floor(one, big, quick: bool) -> dict:
+    """Median ms of the same requests against `grpc_echo_server` (transport only)."""
+    import subprocess
+    import sys
+
+    import grpc
+    from tensorflow_serving.apis import prediction_service_pb2_grpc
+
+    command = [sys.executable, "-m", "imagine_tf.benchmarks.grpc_echo_server"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})  # fmt: skip
+    try:
+        target = "127.0.0.1:" + process.stdout.readline().strip().rsplit(":", 1)[1]
+        stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
+        _timed(lambda: stub.Predict(one, timeout=10), 50)
+        one_times = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000)
+        _timed(lambda: stub.Predict(big, timeout=30), 5)
+        big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100)
+    finally:
+        process.kill()
+        process.wait()
+    return {"batch_1_ms": round(float(np.median(one_times)) * 1e3, 3),
+            "batch_1024_ms": round(float(np.median(big_times)) * 1e3, 2)}  # fmt: skip
+
+
 def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> dict:
     import grpc
     from tensorflow_serving.apis import model_pb2, predict_pb2, prediction_service_pb2_grpc
@@ -92,6 +120,7 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
     from imagine_tf.language.vocabulary import Vocabulary
     from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
     from serving.launcher import launch
+    from serving.signature_runner import LoadedSession
 
     vocabulary = Vocabulary.default()
     network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)
@@ -127,6 +156,13 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             local_one_times = _timed(lambda: model(**local_one), calls)
             _timed(lambda: model(**local_big), 5)
             local_big_times = _timed(lambda: model(**local_big), 20 if quick else 100)
+            runner = LoadedSession(path).signatures["score"]
+            session_one = {k: v.numpy() for k, v in local_one.items()}
+            session_big = {k: v.numpy() for k, v in local_big.items()}
+            _timed(lambda: runner.run(session_one), 50)
+            session_one_times = _timed(lambda: runner.run(session_one), calls)
+            _timed(lambda: runner.run(session_big), 5)
+            session_big_times = _timed(lambda: runner.run(session_big), 20 if quick else 100)
             concurrent = _concurrent(target, 16, 5 if quick else 15, one)
             rss_before = _resident_mb(server.pid)
             soak = _concurrent(target, 64, soak_seconds, one)
@@ -134,6 +170,7 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
         finally:
             server.terminate()
             exit_status = server.wait(timeout=60)
+        floor = _echo_floor(one, big, quick)
     p50, p99 = np.percentile(latency, [50, 99])
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -152,7 +189,12 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             "batch_1024": round(float(np.median(big_times) / np.median(local_big_times)), 3),
             "in_process_ms": {"batch_1": round(float(np.median(local_one_times)) * 1e3, 3),
                               "batch_1024": round(float(np.median(local_big_times)) * 1e3, 2)},  # fmt: skip
+            "in_process_session_ms": {
+                "batch_1": round(float(np.median(session_one_times)) * 1e3, 3),
+                "batch_1024": round(float(np.median(session_big_times)) * 1e3, 2),
+            },
         },
+        "grpc_floor_empty_response_ms": floor,
         "soak": {
             **soak,
             "server_rss_mb_before": round(rss_before, 1),

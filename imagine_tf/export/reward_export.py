@@ -100,18 +100,11 @@ class RewardServingModule(tf.Module):
         with tf.control_dependencies(checks):
             return tf.cast(tf.reduce_min(matches), tf.int32)
 
-    def _checked_goals(self, goals: tf.Tensor) -> tf.Tensor:
-        """Embeddings [B, E] of goal strings [B]; asserts non-empty goals."""
-        words = tf.strings.split(goals).row_lengths()
-        check = tf.debugging.Assert(
-            tf.reduce_all(words > 0),
-            ["goals must have at least one word; empty goals at positions:",
-             tf.where(words == 0)[:, 0]],
-        )  # fmt: skip
-        with tf.control_dependencies([check]):
-            # The LSTM runs once per distinct goal (a batch often repeats a few goals).
-            distinct, index = tf.unique(tf.identity(goals))
-            return tf.gather(self.encoder(distinct), index)  # asserts words, maximum length
+    def _goal_embeddings(self, goals: tf.Tensor) -> tf.Tensor:
+        """Embeddings [B, E] of goal strings [B] (the encoder asserts the words and lengths)."""
+        # The LSTM runs once per distinct goal (a batch often repeats a few goals).
+        distinct, index = tf.unique(goals)
+        return tf.gather(self.encoder(distinct), index)
 
     def _per_n(self, branch: tf.Tensor, states: tf.Tensor, compute) -> dict:
         """``compute(network, states [B, D_N])`` for the N of ``branch``."""
@@ -138,16 +131,15 @@ class RewardServingModule(tf.Module):
         )  # fmt: skip
         with tf.control_dependencies([same_batch]):
             goals = tf.identity(goals)
-        embeddings = self._checked_goals(goals)
+        embeddings = self._goal_embeddings(goals)
         branch = self._checked_branch(states)
 
         def compute(network, states):
-            probability = network.head(states, embeddings)
-            if network.architecture in ("ma", "ma_pairs"):
+            if network.architecture in ("ma", "ma_pairs"):  # the modules once, then the OR
                 modules = network._module_probabilities(states, embeddings)
-            else:
-                modules = probability[:, None]
-            return probability, modules
+                return network.or_network(modules), modules
+            probability = network.head(states, embeddings)
+            return probability, probability[:, None]
 
         probability, modules = self._per_n(branch, states, compute)
         return {
@@ -164,7 +156,7 @@ class RewardServingModule(tf.Module):
     )
     def scan(self, states, goals):
         """states [B, D] × goals [K] -> probabilities [B, K], rewards [B, K]."""
-        embeddings = self._checked_goals(goals)
+        embeddings = self._goal_embeddings(goals)
         branch = self._checked_branch(states)
         probabilities = self._per_n(
             branch, states, lambda network, states: network.scan(states, embeddings)

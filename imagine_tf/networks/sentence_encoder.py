@@ -65,13 +65,19 @@ class SentenceEncoder(tf.keras.layers.Layer):
             ["Goals contain words outside the vocabulary:", unknown, "Known words:", self._words_tensor],
             summarize=100,
         )
-        too_long = tf.boolean_mask(sentences, split.row_lengths() > self.max_length)
+        lengths = split.row_lengths()
+        too_long = tf.boolean_mask(sentences, lengths > self.max_length)
         assert_short = tf.debugging.Assert(
             tf.size(too_long) == 0,
             [f"Goals longer than {self.max_length} words:", too_long],
             summarize=10,
         )
-        with tf.control_dependencies([assert_known, assert_short]):
+        assert_words = tf.debugging.Assert(
+            tf.reduce_all(lengths > 0),
+            ["Goals must have at least one word; empty goals at positions:",
+             tf.where(lengths == 0)[:, 0]],
+        )  # fmt: skip
+        with tf.control_dependencies([assert_known, assert_short, assert_words]):
             return tf.identity(ids.to_tensor(0, shape=[None, self.max_length]))
 
     def one_hot(self, goals: tf.Tensor) -> tf.Tensor:

@@ -124,7 +124,7 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
     expected, _ = trainer.agent._actor_network({"state": states, "goal": embeddings})
     np.testing.assert_allclose(served, expected.numpy(), atol=1e-5)
     assert served.shape == (2, 3) and np.all(np.abs(served) <= 1)
-    # The same over gRPC (the server imports tensorflow_probability itself to load it).
+    # The same over gRPC (the server loads it into a session: no TypeSpecs to register).
     import signal
 
     from serving.client import RewardClient

