@@ -18,7 +18,8 @@ import pathlib
 import threading
 from typing import Callable
 
-from serving.signature_runner import LoadedSession, SignatureRunner
+from serving.batching import BatchingOptions, BatchingRunner
+from serving.signature_runner import LoadedSession
 
 LOG = logging.getLogger("serving")
 
@@ -28,19 +29,23 @@ START, LOADING, AVAILABLE, UNLOADING, END = 10, 20, 30, 40, 50
 
 @dataclasses.dataclass
 class LoadedVersion:
-    """One loaded SavedModel version."""
+    """One loaded SavedModel version and its signatures (SignatureRunner or BatchingRunner)."""
 
     version: int
     path: pathlib.Path
     model: LoadedSession
-
-    @property
-    def signatures(self) -> dict[str, SignatureRunner]:
-        return self.model.signatures
+    signatures: dict = dataclasses.field(default_factory=dict)
 
     @property
     def signature_defs(self):  # SignatureDef map of the MetaGraph
         return self.model.signature_defs
+
+    def close(self) -> None:
+        """Stops its batch threads (after their queued requests); the session is freed with
+        the last request holding this version."""
+        for runner in self.signatures.values():
+            if isinstance(runner, BatchingRunner):
+                runner.close()
 
 
 class ModelRegistry:
@@ -53,12 +58,17 @@ class ModelRegistry:
       poll_seconds: how often to look for a new version (TF Serving's
         ``--file_system_poll_wait_seconds``).
       session_config: the sessions' `tf.compat.v1.ConfigProto` (None: defaults).
+      batching: `BatchingOptions` for the signatures named in ``batching_signatures`` (None:
+        no batching).
     """
 
     def __init__(self, base_path: str | os.PathLike, warm_up: Callable[[LoadedVersion], None],
-                 poll_seconds: float = 1.0, session_config=None):  # fmt: skip
+                 poll_seconds: float = 1.0, session_config=None,
+                 batching: BatchingOptions | None = None,
+                 batching_signatures: tuple[str, ...] = ("serving_default", "score")):  # fmt: skip
         self.base_path = pathlib.Path(base_path)
         self.session_config = session_config
+        self.batching, self.batching_signatures = batching, tuple(batching_signatures)
         self.warm_up, self.poll_seconds = warm_up, poll_seconds
         self.states: dict[int, tuple[int, str]] = {}  # version -> (state, error message)
         self._served: LoadedVersion | None = None
@@ -98,19 +108,31 @@ class ModelRegistry:
             return
         self.states[newest] = (LOADING, "")
         path = self.base_path / str(newest)
+        loaded = None
         try:
-            loaded = LoadedVersion(newest, path, LoadedSession(path, self.session_config))
+            loaded = self._load(newest, path)
             self.warm_up(loaded)
         except Exception as error:  # a broken version is reported, never served
             LOG.error("version %s of %s failed to load: %s", newest, self.base_path, error)
             self.states[newest] = (END, f"failed to load: {error}")
+            if loaded is not None:
+                loaded.close()
             return
         # One thread loads (the poller); readers take `_served` as it is (an atomic swap).
         previous, self._served = self._served, loaded
         self.states[newest] = (AVAILABLE, "")
         if previous is not None:
+            previous.close()
             self.states[previous.version] = (END, "")  # freed when its requests finish
         LOG.info("serving version %s of %s", newest, self.base_path)
+
+    def _load(self, version: int, path: pathlib.Path) -> LoadedVersion:
+        model = LoadedSession(path, self.session_config)
+        signatures = dict(model.signatures)
+        if self.batching is not None:
+            for name in set(self.batching_signatures) & set(signatures):
+                signatures[name] = BatchingRunner(signatures[name], self.batching, name)
+        return LoadedVersion(version, path, model, signatures)
 
     def start(self) -> None:
         """Loads the latest version now, then polls in a background thread."""
@@ -129,3 +151,5 @@ class ModelRegistry:
         self._stop.set()
         if self._poller is not None:
             self._poller.join(timeout=5)
+        if self._served is not None:
+            self._served.close()

@@ -3,6 +3,7 @@
     python -m serving --model_base_path models/reward --model_name reward [--port 8500]
         [--host 127.0.0.1] [--max_batch_size 65536] [--max_message_mb 64] [--workers 8]
         [--poll_seconds 1] [--tls_cert cert.pem --tls_key key.pem]
+        [--enable_batching [--batch_max_size 1024] [--batch_timeout_micros 0] ...]
 
 (also `imagine-tf serve` with the same options). Binds 127.0.0.1 unless told otherwise. The
 health service (``grpc.health.v1``) says SERVING once a version is AVAILABLE, for the empty
@@ -25,6 +26,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from tensorflow_serving.apis import model_service_pb2_grpc, prediction_service_pb2_grpc
 
+from serving.batching import BatchingOptions
 from serving.model_registry import LoadedVersion, ModelRegistry
 from serving.options import add_arguments
 from serving.prediction_service import ModelStatusServicer, PredictionServicer, Predictor
@@ -47,15 +49,19 @@ class ServingProcess:
       workers: request threads.
       poll_seconds: how often a new version is looked for.
       intra_op_threads, inter_op_threads: the sessions' thread pools (0: one thread per core).
+      batching: `BatchingOptions` (None: no server-side batching) for ``batching_signatures``.
       tls: (certificate chain PEM bytes, private key PEM bytes) or None.
     """
 
     def __init__(self, model_base_path: str, model_name: str, host: str = "127.0.0.1",
                  port: int = 8500, max_batch_size: int = 65_536, max_message_bytes: int = 64 << 20,
                  workers: int = 8, poll_seconds: float = 1.0, tls: tuple[bytes, bytes] | None = None,
-                 intra_op_threads: int = 0, inter_op_threads: int = 0):  # fmt: skip
+                 intra_op_threads: int = 0, inter_op_threads: int = 0,
+                 batching: BatchingOptions | None = None,
+                 batching_signatures: tuple[str, ...] = ("serving_default", "score")):  # fmt: skip
         self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds,
-                                      session_config(intra_op_threads, inter_op_threads))  # fmt: skip
+                                      session_config(intra_op_threads, inter_op_threads),
+                                      batching, batching_signatures)  # fmt: skip
         self.predictor = Predictor(model_name, self.registry, max_batch_size)
         options = [("grpc.max_receive_message_length", max_message_bytes),
                    ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
@@ -134,10 +140,18 @@ def serve(args: argparse.Namespace) -> int:
     if args.tls_cert:
         with open(args.tls_cert, "rb") as cert, open(args.tls_key, "rb") as key:
             tls = (cert.read(), key.read())
+    batching = None
+    if args.enable_batching:
+        try:
+            batching = BatchingOptions(args.batch_max_size, args.batch_timeout_micros,
+                                       args.max_enqueued_batches)  # fmt: skip
+        except ValueError as error:
+            raise SystemExit(str(error)) from None
     process = ServingProcess(args.model_base_path, args.model_name, args.host, args.port,
                              args.max_batch_size, args.max_message_mb << 20, args.workers,
                              args.poll_seconds, tls, args.tensorflow_intra_op_parallelism,
-                             args.tensorflow_inter_op_parallelism).start()  # fmt: skip
+                             args.tensorflow_inter_op_parallelism, batching,
+                             tuple(n for n in args.batching_signatures.split(",") if n)).start()  # fmt: skip
     done = threading.Event()
 
     def drain(signum, frame):

@@ -11,6 +11,7 @@ PredictionService stub, ``score`` signature:
   user calls), with the server's own way (a session callable) beside it;
 * the gRPC floor: the same requests against a server that answers with an empty response
   (`grpc_echo_server`), i.e. what the transport alone costs here;
+* with server-side batching on (a second server): one pair's p50 and 16 concurrent clients;
 * a soak: 64 concurrent clients of batch 1 for ``soak_seconds`` (60): requests, errors, and
   the server's resident memory before and after.
 
@@ -85,6 +86,27 @@ def _concurrent(target: str, clients: int, seconds: float, request) -> dict:
     return {"clients": clients, "seconds": round(elapsed, 1), "requests": sum(counts),
             "requests_per_s": round(sum(counts) / elapsed, 1), "errors": len(errors),
             "error_codes": sorted(set(errors))}  # fmt: skip
+
+
+def _with_batching(base, one, quick: bool) -> dict:
+    """One pair's latency and 16 concurrent clients against a server with batching on."""
+    import grpc
+    from tensorflow_serving.apis import prediction_service_pb2_grpc
+
+    from serving.launcher import launch
+
+    server, target = launch(base, "--workers", "16", "--enable_batching")
+    try:
+        stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
+        _timed(lambda: stub.Predict(one, timeout=10), 50)
+        latency = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000) * 1e3
+        concurrent = _concurrent(target, 16, 5 if quick else 15, one)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    return {"server_flags": "--enable_batching (max 1024 rows, timeout 0)",
+            "one_pair_p50_ms": round(float(np.median(latency)), 3),
+            "concurrent_16_clients_batch_1": concurrent}  # fmt: skip
 
 
 def _echo_floor(one, big, quick: bool) -> dict:
@@ -171,6 +193,7 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             server.terminate()
             exit_status = server.wait(timeout=60)
         floor = _echo_floor(one, big, quick)
+        batched = _with_batching(base, one, quick)
     p50, p99 = np.percentile(latency, [50, 99])
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -195,6 +218,7 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             },
         },
         "grpc_floor_empty_response_ms": floor,
+        "with_server_side_batching": batched,
         "soak": {
             **soak,
             "server_rss_mb_before": round(rss_before, 1),

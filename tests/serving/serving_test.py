@@ -175,6 +175,40 @@ def test_health_metadata_and_concurrent_clients(server):
     assert errors == [] and len(done) == 16 * 200 and all(done)
 
 
+def test_batching_server_answers_concurrent_clients_like_the_model(model_dir):
+    """16 clients at once, some with bad goals: merged runs give each client its own rows,
+    a bad request its own INVALID_ARGUMENT; numbers as the model in process."""
+    loaded = tf.saved_model.load(str(model_dir / "1")).signatures["score"]
+    process, port = start_server(model_dir, "--enable_batching", "--batch_timeout_micros", "2000")
+    results, errors = {}, {}
+
+    def client_thread(k):
+        goals = ["Grasp purple cat"] if k % 5 == 4 else [GOALS[k % 3]] * (1 + k % 3)
+        states = random_states(len(goals), seed=k)
+        with RewardClient(f"127.0.0.1:{port}") as client:
+            for i in range(20):
+                try:
+                    results[k, i] = (goals, states, client.score(goals, states)["probability"])
+                except grpc.RpcError as error:
+                    errors[k, i] = (error.code(), error.details())
+
+    try:
+        threads = [threading.Thread(target=client_thread, args=(k,)) for k in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    assert len(results) == 13 * 20 and len(errors) == 3 * 20  # k = 4, 9, 14 send "purple"
+    assert {code for code, _ in errors.values()} == {grpc.StatusCode.INVALID_ARGUMENT}
+    assert all("outside the vocabulary" in details for _, details in errors.values())
+    for goals, states, probability in results.values():
+        local = loaded(goals=tf.constant(goals), states=tf.constant(states))["probability"]
+        np.testing.assert_allclose(probability, local.numpy(), atol=1e-5)  # other batch shapes
+
+
 def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
     base = tmp_path / "reward"
     export(base, seed=0)
