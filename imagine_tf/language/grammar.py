@@ -17,6 +17,7 @@ REFERENCE_FACTS §3.1–3.2 and §3.5. Sentences start with a capitalised verb (
 from __future__ import annotations
 
 import difflib
+import functools
 
 from imagine_tf.env import ontology
 from imagine_tf.env.scene_generation import RELATION_WORDS
@@ -143,6 +144,12 @@ def nearest_goals(sentence: str, count: int = 3) -> list[str]:
     return [lowered[c] for c in close]
 
 
+@functools.lru_cache(maxsize=1)
+def _canonical_spellings() -> dict[str, str]:
+    """lower-case goal -> its spelling, for every achievable goal (one-object and relational)."""
+    return {goal.lower(): goal for goal in one_object_goals() + relational_goals()}
+
+
 def check_goal(sentence: str) -> str:
     """Returns the canonical spelling of an achievable goal, or raises a helpful ValueError.
 
@@ -150,10 +157,9 @@ def check_goal(sentence: str) -> str:
     """
     if not isinstance(sentence, str):
         raise TypeError(f"A goal is a string, got {type(sentence).__name__}: {sentence!r}.")
-    normalised = " ".join(sentence.split()).lower()
-    for goal in one_object_goals() + relational_goals():
-        if goal.lower() == normalised:
-            return goal
+    goal = _canonical_spellings().get(" ".join(sentence.split()).lower())
+    if goal is not None:
+        return goal
     raise ValueError(
         f"Unknown goal {sentence!r}. The nearest achievable goals are "
         f"{nearest_goals(sentence)}; `imagine-tf goals --split all` lists all 255 "
