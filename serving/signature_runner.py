@@ -7,6 +7,11 @@ eager tensors or the TF2 object graph (no restored Python objects, no TypeSpecs 
 On this 2-core machine, one (goal, state) pair through the reward model's ``score``: 1.2 ms
 as a session callable against 1.5 ms through ``tf.saved_model.load(...).signatures``.
 
+Small requests (up to `CALLER_THREAD_MAX_ROWS` rows) run their ops in the calling thread
+(``RunOptions.inter_op_thread_pool = -1``): no hand-off to the session's thread pool, which on
+this machine takes one pair through ``score`` from 1.13 to 1.00 ms; larger ones use the pool,
+where independent ops run in parallel (batch 1024: 4.1 ms against 4.7 in the caller thread).
+
 Inputs and outputs are named by the SignatureDef keys (``goals``, ``states``, ...); the specs
 (`input_specs`) are what requests are checked against.
 """
@@ -20,6 +25,7 @@ import tensorflow as tf
 from tensorflow.python.util import deprecation  # to hush the TF1 loader's deprecation notice
 
 SERVING_TAG = "serve"
+CALLER_THREAD_MAX_ROWS = 32
 
 
 class SignatureRunner:
@@ -44,11 +50,14 @@ class SignatureRunner:
         }
         feeds = [graph.get_tensor_by_name(signature.inputs[n].name) for n in self.input_names]
         fetches = [graph.get_tensor_by_name(signature.outputs[n].name) for n in self.output_names]
-        self._callable = session.make_callable(fetches, feeds)
+        self._callable = session.make_callable(fetches, feeds, accept_options=True)
+        self._in_caller_thread = tf.compat.v1.RunOptions(inter_op_thread_pool=-1)
 
     def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Outputs by name; raises `tf.errors.OpError` (e.g. a failed assertion in the model)."""
-        values = self._callable(*(inputs[name] for name in self.input_names))
+        arrays = [inputs[name] for name in self.input_names]
+        small = all(np.ndim(a) and len(a) <= CALLER_THREAD_MAX_ROWS for a in arrays)
+        values = self._callable(*arrays, options=self._in_caller_thread if small else None)
         return dict(zip(self.output_names, values))
 
 
