@@ -117,6 +117,8 @@ class BatchingRunner:
         while True:
             first, carry = (carry if carry is not None else self._queue.get()), None
             if first is _STOP:
+                LOG.info("batching of %r stopped: %d runs, %.1f rows per run", self.name,
+                         self.runs, self.batched_rows / max(self.runs, 1))  # fmt: skip
                 return
             batch, carry = self._collect(first)
             with self._lock:
