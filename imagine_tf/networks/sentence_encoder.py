@@ -62,7 +62,12 @@ class SentenceEncoder(tf.keras.layers.Layer):
         unknown = tf.boolean_mask(split.flat_values, ids.flat_values < 0)
         assert_known = tf.debugging.Assert(
             tf.size(unknown) == 0,
-            ["Goals contain words outside the vocabulary:", unknown, "Known words:", self._words_tensor],
+            [
+                "Goals contain words outside the vocabulary:",
+                unknown,
+                "Known words:",
+                self._words_tensor,
+            ],
             summarize=100,
         )
         lengths = split.row_lengths()
@@ -86,8 +91,42 @@ class SentenceEncoder(tf.keras.layers.Layer):
         ids = self.tokenize(goals) if goals.dtype == tf.string else tf.cast(goals, tf.int64)
         return tf.one_hot(tf.where(ids > 0, ids, -1), self.vocabulary_size)  # -1 -> zeros
 
-    def call(self, goals: tf.Tensor) -> tf.Tensor:
+    def call(self, goals: tf.Tensor, share_prefixes: bool = False) -> tf.Tensor:
+        """Embeddings [B, units]; ``share_prefixes`` (token ids only): see `_lstm_over_prefixes`."""
+        goals = tf.convert_to_tensor(goals)
+        if share_prefixes and goals.dtype != tf.string and self._prefix_keys_fit():
+            return self._lstm_over_prefixes(tf.cast(goals, tf.int64))
         return self.lstm(self.one_hot(goals))
+
+    def _prefix_keys_fit(self) -> bool:
+        return self.vocabulary_size**self.max_length < 2**62
+
+    def _lstm_over_prefixes(self, ids: tf.Tensor) -> tf.Tensor:
+        """The same embeddings, computing each distinct sentence prefix once.
+
+        A set of goals shares its first words ("Grasp", "Grasp red", ...): the 191 training goals
+        have 3 distinct first words and 11 distinct two-word prefixes, so the LSTM runs over
+        3 + 11 + 191 + 191 = 396 rows instead of 4 × 191 = 764, forward and backward. At step t
+        the distinct prefixes are found with `tf.unique` on an integer key of the first t + 1 ids;
+        each takes its parent's state. Same cell, same weights as `self.lstm`.
+        """
+        cell = self.lstm.cell
+        key = tf.zeros_like(ids[:, 0])
+        h = c = position = None
+        for t in range(self.max_length):
+            key = key * self.vocabulary_size + ids[:, t]
+            distinct, new_position = tf.unique(key)  # sentence -> its prefix at step t
+            count = tf.size(distinct)
+            words = tf.math.unsorted_segment_max(ids[:, t], new_position, count)
+            inputs = tf.one_hot(tf.where(words > 0, words, -1), self.vocabulary_size)
+            if h is None:
+                states = [tf.zeros([count, self.units]), tf.zeros([count, self.units])]
+            else:
+                parent = tf.math.unsorted_segment_max(position, new_position, count)
+                states = [tf.gather(h, parent), tf.gather(c, parent)]
+            h, (h, c) = cell(inputs, states)
+            position = new_position
+        return tf.gather(h, position)
 
     def get_config(self) -> dict:
         config = super().get_config()

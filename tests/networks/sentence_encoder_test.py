@@ -63,10 +63,27 @@ def test_gated_attention_on_a_hand_computed_input():
     features = tf.constant([[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]])  # [1, 2 objects, 3]
     goal = tf.constant([[1.0, -1.0]])
     layer((features, goal))
-    layer.gate.set_weights([np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]), np.array([0.0, 0.0, 50.0])])
+    layer.gate.set_weights(
+        [np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]), np.array([0.0, 0.0, 50.0])]
+    )
     # alpha = sigmoid([0, 1, 50]) = [0.5, 0.731, 1.0], the same for both objects.
     alpha = 1 / (1 + np.exp(-np.array([0.0, 1.0, 50.0])))
     np.testing.assert_allclose(layer((features, goal))[0], features[0] * alpha, rtol=1e-6)
     flat = layer((features[:, 0], goal))
     np.testing.assert_allclose(flat[0], features[0, 0] * alpha, rtol=1e-6)
     assert GatedAttention.from_config(layer.get_config()).feature_dim == 3
+
+
+def test_sharing_prefixes_gives_the_same_embeddings_and_gradients():
+    from imagine_tf.language import grammar
+
+    layer = encoder()
+    ids = tf.constant(VOCABULARY.encode(list(grammar.one_object_goals())))
+    with tf.GradientTape(persistent=True) as tape:
+        plain = layer(ids)
+        shared = layer(ids, share_prefixes=True)
+        plain_loss, shared_loss = tf.reduce_sum(plain**2), tf.reduce_sum(shared**2)
+    np.testing.assert_allclose(shared, plain, atol=1e-6)
+    for a, b in zip(tape.gradient(plain_loss, layer.trainable_variables),
+                    tape.gradient(shared_loss, layer.trainable_variables)):  # fmt: skip
+        np.testing.assert_allclose(b, a, atol=1e-5)
