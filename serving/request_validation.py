@@ -67,10 +67,11 @@ def convert_inputs(request_inputs, specs: dict[str, tf.TensorSpec],
             raise RequestError(f"input {name!r} cannot be decoded: {error}") from None
         if spec.dtype.is_floating:
             if not np.all(np.isfinite(array)):
-                rows = np.flatnonzero(~np.isfinite(array.reshape(len(array), -1)).all(axis=1))
-                raise RequestError(
-                    f"input {name!r} contains NaN or inf (rows {rows[:10].tolist()})"
-                )
+                where = ""
+                if array.ndim:
+                    rows = np.flatnonzero(~np.isfinite(array.reshape(len(array), -1)).all(axis=1))
+                    where = f" (rows {rows[:10].tolist()})"
+                raise RequestError(f"input {name!r} contains NaN or inf{where}")
         arrays[name] = array
     return arrays
 
