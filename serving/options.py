@@ -14,23 +14,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max_batch_size", "--max-batch-size", type=int, default=65_536)
     parser.add_argument("--max_message_mb", "--max-message-mb", type=int, default=64)
     parser.add_argument("--workers", type=int, default=8)
-    parser.add_argument("--tensorflow_intra_op_parallelism", type=int, default=0,
-                        help="threads inside one op (0: one per core), as TF Serving's flag")
-    parser.add_argument("--tensorflow_inter_op_parallelism", type=int, default=0,
-                        help="ops run at once (0: one per core), as TF Serving's flag")
+    parser.add_argument(
+        "--tensorflow_intra_op_parallelism",
+        type=int,
+        default=0,
+        help="threads inside one op (0: one per core), as TF Serving's flag",
+    )
+    parser.add_argument(
+        "--tensorflow_inter_op_parallelism",
+        type=int,
+        default=0,
+        help="ops run at once (0: one per core), as TF Serving's flag",
+    )
     batching = parser.add_argument_group("server-side batching (TF Serving's batching parameters)")
-    batching.add_argument("--enable_batching", "--enable-batching", action="store_true",
-                          help="merge concurrent requests to the batched signatures")
-    batching.add_argument("--batching_signatures", "--batching-signatures",
-                          default="serving_default,score",
-                          help="comma-separated signatures whose inputs and outputs all have "
-                               "the batch first (not 'scan')")
-    batching.add_argument("--batch_max_size", "--batch-max-size", type=int, default=1024,
-                          help="rows per merged run (TF Serving's max_batch_size)")
-    batching.add_argument("--batch_timeout_micros", "--batch-timeout-micros", type=int, default=0,
-                          help="wait for more requests after the first (0: never wait)")
-    batching.add_argument("--max_enqueued_batches", "--max-enqueued-batches", type=int, default=64,
-                          help="queue bound in batches; beyond it requests get UNAVAILABLE")
+    batching.add_argument(
+        "--enable_batching",
+        "--enable-batching",
+        action="store_true",
+        help="merge concurrent requests to the batched signatures",
+    )
+    batching.add_argument(
+        "--batching_signatures",
+        "--batching-signatures",
+        default="serving_default,score",
+        help="comma-separated signatures whose inputs and outputs all have "
+        "the batch first (not 'scan')",
+    )
+    batching.add_argument(
+        "--batch_max_size",
+        "--batch-max-size",
+        type=int,
+        default=1024,
+        help="rows per merged run (TF Serving's max_batch_size)",
+    )
+    batching.add_argument(
+        "--batch_timeout_micros",
+        "--batch-timeout-micros",
+        type=int,
+        default=0,
+        help="wait for more requests after the first (0: never wait)",
+    )
+    batching.add_argument(
+        "--max_enqueued_batches",
+        "--max-enqueued-batches",
+        type=int,
+        default=64,
+        help="queue bound in batches; beyond it requests get UNAVAILABLE",
+    )
     parser.add_argument("--poll_seconds", "--poll-seconds", type=float, default=1.0)
     parser.add_argument("--grace_seconds", "--grace-seconds", type=float, default=10.0)
     parser.add_argument("--tls_cert", "--tls-cert", help="PEM certificate chain (with --tls_key)")

@@ -19,7 +19,9 @@ VALUES = [
 
 def _encoded(array):
     if array.dtype.kind in "OSU":
-        return np.vectorize(lambda x: x.encode() if isinstance(x, str) else x, otypes=[object])(array)
+        return np.vectorize(lambda x: x.encode() if isinstance(x, str) else x, otypes=[object])(
+            array
+        )
     return array
 
 
