@@ -36,14 +36,17 @@ class RewardClient:
     Args:
       target: "host:port".
       model_name: the served model's name.
-      version: a version number, or None for the latest.
+      version: a version number, or None for the newest served.
+      version_label: a version label instead of a number (the server's --version_labels).
       timeout: seconds per call.
       root_certificates: PEM bytes for TLS (None: plaintext).
     """
 
     def __init__(self, target: str = "127.0.0.1:8500", model_name: str = "reward",
                  version: int | None = None, timeout: float = 10.0,
-                 root_certificates: bytes | None = None):  # fmt: skip
+                 root_certificates: bytes | None = None, version_label: str | None = None):  # fmt: skip
+        if version is not None and version_label is not None:
+            raise ValueError("give a version or a version_label, not both")
         self.channel = (
             grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates))
             if root_certificates
@@ -52,11 +55,14 @@ class RewardClient:
         self.prediction = prediction_service_pb2_grpc.PredictionServiceStub(self.channel)
         self.models = model_service_pb2_grpc.ModelServiceStub(self.channel)
         self.model_name, self.version, self.timeout = model_name, version, timeout
+        self.version_label = version_label
 
     def _spec(self, signature: str = "") -> model_pb2.ModelSpec:
         spec = model_pb2.ModelSpec(name=self.model_name, signature_name=signature)
         if self.version is not None:
             spec.version.value = self.version
+        elif self.version_label is not None:
+            spec.version_label = self.version_label
         return spec
 
     def predict(self, signature: str, inputs: dict) -> dict[str, np.ndarray]:

@@ -1,10 +1,12 @@
 """The versions of one model on disk: load, warm up, serve the latest, unload the old.
 
-TensorFlow Serving's layout and "latest" version policy (num_versions = 1): integer version
-directories under a base path; a poller loads a new version, replays its warm-up requests
-(``assets.extra/tf_serving_warmup_requests``), makes it the served version once AVAILABLE and
-unloads the previous one. Requests hold a reference to the version they started on, so an
-unloaded version is freed only once its in-flight requests finish.
+TensorFlow Serving's layout and "latest" version policy: integer version directories under a
+base path; the ``num_versions`` newest (1 by default) are served. A poller loads a new version,
+replays its warm-up requests (``assets.extra/tf_serving_warmup_requests``), serves it once
+AVAILABLE and unloads the versions that are no longer among the newest. Requests without a
+version go to the newest; version labels (``{"stable": 3, "canary": 4}``) name served versions.
+Requests hold a reference to the version they started on, so an unloaded version is freed only
+once its in-flight requests finish.
 
 States follow `ModelVersionStatus.State`: START, LOADING, AVAILABLE, UNLOADING, END.
 """
@@ -60,32 +62,50 @@ class ModelRegistry:
       session_config: the sessions' `tf.compat.v1.ConfigProto` (None: defaults).
       batching: `BatchingOptions` for the signatures named in ``batching_signatures`` (None:
         no batching).
+      num_versions: how many of the newest versions are served at once (TF Serving's
+        ``latest { num_versions }``).
+      version_labels: label -> version (TF Serving's ``version_labels``).
     """
 
     def __init__(self, base_path: str | os.PathLike, warm_up: Callable[[LoadedVersion], None],
                  poll_seconds: float = 1.0, session_config=None,
                  batching: BatchingOptions | None = None,
-                 batching_signatures: tuple[str, ...] = ("serving_default", "score")):  # fmt: skip
+                 batching_signatures: tuple[str, ...] = ("serving_default", "score"),
+                 num_versions: int = 1, version_labels: dict[str, int] | None = None):  # fmt: skip
+        if num_versions < 1:
+            raise ValueError(f"num_versions must be at least 1, got {num_versions}")
         self.base_path = pathlib.Path(base_path)
+        self.num_versions, self.version_labels = num_versions, dict(version_labels or {})
         self.session_config = session_config
         self.batching, self.batching_signatures = batching, tuple(batching_signatures)
         self.warm_up, self.poll_seconds = warm_up, poll_seconds
         self.states: dict[int, tuple[int, str]] = {}  # version -> (state, error message)
-        self._served: LoadedVersion | None = None
+        self._loaded: dict[int, LoadedVersion] = {}  # replaced whole, never mutated
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
 
     # -- queries -------------------------------------------------------------------------------
     def served(self) -> LoadedVersion | None:
-        """The version requests without a version go to (None before the first is ready)."""
-        return self._served
+        """The version requests without a version go to: the newest served (None before the
+        first is ready)."""
+        loaded = self._loaded
+        return loaded[max(loaded)] if loaded else None
+
+    def served_versions(self) -> list[int]:
+        return sorted(self._loaded)
 
     def get(self, version: int | None) -> LoadedVersion | None:
-        """A served version by number (None: the latest); None if it is not served."""
-        served = self._served
-        if served is None or (version is not None and version != served.version):
-            return None
-        return served
+        """A served version by number (None: the newest); None if it is not served."""
+        return self.served() if version is None else self._loaded.get(version)
+
+    def label(self, label: str) -> int:
+        """The version a label names; LookupError for an unknown label."""
+        if label not in self.version_labels:
+            raise LookupError(
+                f"no version label {label!r}; labels: {self.version_labels or 'none'} "
+                "(set them with --version_labels NAME=VERSION,...)"
+            )
+        return self.version_labels[label]
 
     # -- loading -------------------------------------------------------------------------------
     def versions_on_disk(self) -> list[int]:
@@ -98,33 +118,40 @@ class ModelRegistry:
         )
 
     def poll_once(self) -> None:
-        """Loads the newest version on disk if it is newer than the served one."""
-        versions = self.versions_on_disk()
-        if not versions:
-            return
-        newest = versions[-1]
-        current = self._served.version if self._served else None
-        if newest == current or self.states.get(newest, (None,))[0] in (LOADING, END):
-            return
-        self.states[newest] = (LOADING, "")
-        path = self.base_path / str(newest)
+        """Loads the newest ``num_versions`` versions on disk that are not loaded yet (newest
+        first), then unloads the served versions no longer among them."""
+        wanted = self.versions_on_disk()[-self.num_versions :]
+        for version in reversed(wanted):
+            if version not in self._loaded and self.states.get(version, (None,))[0] != END:
+                self._load_and_serve(version)
+        # Versions no longer wanted go once a wanted one serves (never down to none).
+        retired = [v for v in self._loaded if v not in wanted]
+        if retired and any(v in self._loaded for v in wanted):
+            # One thread loads (the poller); readers take `_loaded` as it is (a whole swap).
+            loaded, self._loaded = self._loaded, {
+                v: x for v, x in self._loaded.items() if v not in retired
+            }
+            for version in retired:
+                loaded[version].close()
+                self.states[version] = (END, "")  # freed when its requests finish
+                LOG.info("unloaded version %s of %s", version, self.base_path)
+
+    def _load_and_serve(self, version: int) -> None:
+        self.states[version] = (LOADING, "")
+        path = self.base_path / str(version)
         loaded = None
         try:
-            loaded = self._load(newest, path)
+            loaded = self._load(version, path)
             self.warm_up(loaded)
         except Exception as error:  # a broken version is reported, never served
-            LOG.error("version %s of %s failed to load: %s", newest, self.base_path, error)
-            self.states[newest] = (END, f"failed to load: {error}")
+            LOG.error("version %s of %s failed to load: %s", version, self.base_path, error)
+            self.states[version] = (END, f"failed to load: {error}")
             if loaded is not None:
                 loaded.close()
             return
-        # One thread loads (the poller); readers take `_served` as it is (an atomic swap).
-        previous, self._served = self._served, loaded
-        self.states[newest] = (AVAILABLE, "")
-        if previous is not None:
-            previous.close()
-            self.states[previous.version] = (END, "")  # freed when its requests finish
-        LOG.info("serving version %s of %s", newest, self.base_path)
+        self._loaded = {**self._loaded, version: loaded}
+        self.states[version] = (AVAILABLE, "")
+        LOG.info("serving version %s of %s", version, self.base_path)
 
     def _load(self, version: int, path: pathlib.Path) -> LoadedVersion:
         model = LoadedSession(path, self.session_config)
@@ -151,5 +178,5 @@ class ModelRegistry:
         self._stop.set()
         if self._poller is not None:
             self._poller.join(timeout=5)
-        if self._served is not None:
-            self._served.close()
+        for loaded in self._loaded.values():
+            loaded.close()

@@ -61,6 +61,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=64,
         help="queue bound in batches; beyond it requests get UNAVAILABLE",
     )
+    parser.add_argument(
+        "--num_versions",
+        "--num-versions",
+        type=int,
+        default=1,
+        help="serve the N newest versions at once (TF Serving's latest { num_versions })",
+    )
+    parser.add_argument(
+        "--version_labels",
+        "--version-labels",
+        default="",
+        help="labels of served versions, e.g. stable=3,canary=4 (requests may name a label)",
+    )
     parser.add_argument("--poll_seconds", "--poll-seconds", type=float, default=1.0)
     parser.add_argument("--grace_seconds", "--grace-seconds", type=float, default=10.0)
     parser.add_argument("--tls_cert", "--tls-cert", help="PEM certificate chain (with --tls_key)")

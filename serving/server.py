@@ -4,6 +4,7 @@
         [--host 127.0.0.1] [--max_batch_size 65536] [--max_message_mb 64] [--workers 8]
         [--poll_seconds 1] [--tls_cert cert.pem --tls_key key.pem]
         [--enable_batching [--batch_max_size 1024] [--batch_timeout_micros 0] ...]
+        [--num_versions 1] [--version_labels stable=3,canary=4]
 
 (also `imagine-tf serve` with the same options). Binds 127.0.0.1 unless told otherwise. The
 health service (``grpc.health.v1``) says SERVING once a version is AVAILABLE, for the empty
@@ -50,6 +51,8 @@ class ServingProcess:
       poll_seconds: how often a new version is looked for.
       intra_op_threads, inter_op_threads: the sessions' thread pools (0: one thread per core).
       batching: `BatchingOptions` (None: no server-side batching) for ``batching_signatures``.
+      num_versions, version_labels: how many of the newest versions are served, and label ->
+        version.
       tls: (certificate chain PEM bytes, private key PEM bytes) or None.
     """
 
@@ -58,10 +61,12 @@ class ServingProcess:
                  workers: int = 8, poll_seconds: float = 1.0, tls: tuple[bytes, bytes] | None = None,
                  intra_op_threads: int = 0, inter_op_threads: int = 0,
                  batching: BatchingOptions | None = None,
-                 batching_signatures: tuple[str, ...] = ("serving_default", "score")):  # fmt: skip
+                 batching_signatures: tuple[str, ...] = ("serving_default", "score"),
+                 num_versions: int = 1, version_labels: dict[str, int] | None = None):  # fmt: skip
         self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds,
                                       session_config(intra_op_threads, inter_op_threads),
-                                      batching, batching_signatures)  # fmt: skip
+                                      batching, batching_signatures, num_versions,
+                                      version_labels)  # fmt: skip
         self.predictor = Predictor(model_name, self.registry, max_batch_size)
         options = [("grpc.max_receive_message_length", max_message_bytes),
                    ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
@@ -131,9 +136,24 @@ class ServingProcess:
         self.registry.stop()
 
 
+def parse_version_labels(text: str) -> dict[str, int]:
+    """"stable=3,canary=4" -> {"stable": 3, "canary": 4}; SystemExit naming a bad entry."""
+    labels = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        name, _, version = entry.partition("=")
+        if not name or not version.isdigit():
+            raise SystemExit(
+                f"--version_labels: {entry!r} is not NAME=VERSION (e.g. stable=3,canary=4)"
+            )
+        labels[name] = int(version)
+    return labels
+
+
 def serve(args: argparse.Namespace) -> int:
     """Runs until SIGTERM / SIGINT; returns the exit status."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    if args.num_versions < 1:
+        raise SystemExit(f"--num_versions must be at least 1, got {args.num_versions}")
     if bool(args.tls_cert) != bool(args.tls_key):
         raise SystemExit("--tls_cert and --tls_key go together: give both or neither.")
     tls = None
@@ -151,7 +171,8 @@ def serve(args: argparse.Namespace) -> int:
                              args.max_batch_size, args.max_message_mb << 20, args.workers,
                              args.poll_seconds, tls, args.tensorflow_intra_op_parallelism,
                              args.tensorflow_inter_op_parallelism, batching,
-                             tuple(n for n in args.batching_signatures.split(",") if n)).start()  # fmt: skip
+                             tuple(n for n in args.batching_signatures.split(",") if n),
+                             args.num_versions, parse_version_labels(args.version_labels)).start()  # fmt: skip
     done = threading.Event()
 
     def drain(signum, frame):

@@ -209,6 +209,43 @@ def test_batching_server_answers_concurrent_clients_like_the_model(model_dir):
         np.testing.assert_allclose(probability, local.numpy(), atol=1e-5)  # other batch shapes
 
 
+def test_two_versions_at_once_by_number_and_by_label(tmp_path):
+    base = tmp_path / "reward"
+    export(base, seed=0)
+    export(base, seed=1)
+    process, port = start_server(base, "--num_versions", "2", "--version_labels", "stable=1,canary=2")
+    target, states = f"127.0.0.1:{port}", random_states(2)
+
+    def score(**version):
+        with RewardClient(target, **version) as client:
+            return client.score(GOALS[:2], states)["module_probabilities"]
+
+    try:
+        with RewardClient(target) as client:
+            assert client.status() == {1: "AVAILABLE", 2: "AVAILABLE"}
+        np.testing.assert_array_equal(score(version=1), score(version_label="stable"))
+        np.testing.assert_array_equal(score(version=2), score(version_label="canary"))
+        np.testing.assert_array_equal(score(), score(version=2))  # no version: the newest
+        assert not np.allclose(score(version=1), score(version=2))
+        export(base, seed=2)  # version 3: the two newest are 2 and 3
+        deadline = time.time() + 60
+        with RewardClient(target) as client:
+            while client.status().get(1) != "END" and time.time() < deadline:
+                time.sleep(0.2)
+            assert client.status() == {1: "END", 2: "AVAILABLE", 3: "AVAILABLE"}
+        with pytest.raises(grpc.RpcError) as retired:
+            score(version_label="stable")
+        assert retired.value.code() == grpc.StatusCode.NOT_FOUND
+        assert "version 1 (label 'stable')" in retired.value.details()
+        with pytest.raises(grpc.RpcError) as unknown:
+            score(version_label="beta")
+        assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
+        assert "no version label 'beta'" in unknown.value.details()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+
+
 def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
     base = tmp_path / "reward"
     export(base, seed=0)
