@@ -373,7 +373,8 @@ def _score_command(args: argparse.Namespace) -> int:
             f"{len(args.goal)} goals for {len(states)} states: give one goal, or one per state."
         )
     try:
-        with RewardClient(args.server, args.model_name, args.version, args.timeout) as client:
+        with RewardClient(args.server, args.model_name, args.version, args.timeout,
+                          version_label=args.version_label) as client:  # fmt: skip
             result = client.score(goals, states)
     except grpc.RpcError as error:
         raise UsageError(
@@ -694,7 +695,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument("--server", default="127.0.0.1:8500")
     score.add_argument("--model-name", default="reward")
-    score.add_argument("--version", type=int, help="default: the latest")
+    score_version = score.add_mutually_exclusive_group()
+    score_version.add_argument("--version", type=int, help="default: the newest served")
+    score_version.add_argument("--version-label", help="a label of the server's --version_labels")
     score.add_argument("--timeout", type=float, default=10.0)
     score.add_argument("--json", action="store_true")
     score.set_defaults(run=_score_command)
