@@ -16,8 +16,12 @@ def launch(model_base_path: str | os.PathLike, *options: str) -> tuple[subproces
     ``options`` are more server flags (e.g. "--max_batch_size", "64"). Stop it with
     ``process.send_signal(signal.SIGTERM)`` (it drains, then exits with 0).
     """
-    command = [sys.executable, "-m", "serving", "--model_base_path", str(model_base_path),
-               "--host", "127.0.0.1", "--port", "0", *options]  # fmt: skip
+    return launch_command([sys.executable, "-m", "serving", "--model_base_path",
+                           str(model_base_path), "--host", "127.0.0.1", "--port", "0", *options])  # fmt: skip
+
+
+def launch_command(command: list[str]) -> tuple[subprocess.Popen, str]:
+    """Runs a server command that prints "serving 'NAME' on HOST:PORT" once it listens."""
     path = os.pathsep.join(p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p)
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": path}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

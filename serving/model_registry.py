@@ -65,17 +65,20 @@ class ModelRegistry:
       num_versions: how many of the newest versions are served at once (TF Serving's
         ``latest { num_versions }``).
       version_labels: label -> version (TF Serving's ``version_labels``).
+      on_available: called (from the loading thread) each time a version becomes AVAILABLE.
     """
 
     def __init__(self, base_path: str | os.PathLike, warm_up: Callable[[LoadedVersion], None],
                  poll_seconds: float = 1.0, session_config=None,
                  batching: BatchingOptions | None = None,
                  batching_signatures: tuple[str, ...] = ("serving_default", "score"),
-                 num_versions: int = 1, version_labels: dict[str, int] | None = None):  # fmt: skip
+                 num_versions: int = 1, version_labels: dict[str, int] | None = None,
+                 on_available: Callable[[], None] = lambda: None):  # fmt: skip
         if num_versions < 1:
             raise ValueError(f"num_versions must be at least 1, got {num_versions}")
         self.base_path = pathlib.Path(base_path)
         self.num_versions, self.version_labels = num_versions, dict(version_labels or {})
+        self.on_available = on_available
         self.session_config = session_config
         self.batching, self.batching_signatures = batching, tuple(batching_signatures)
         self.warm_up, self.poll_seconds = warm_up, poll_seconds
@@ -98,8 +101,15 @@ class ModelRegistry:
         """A served version by number (None: the newest); None if it is not served."""
         return self.served() if version is None else self._loaded.get(version)
 
-    def label(self, label: str) -> int:
-        """The version a label names; LookupError for an unknown label."""
+    def requested_version(self, model_spec) -> int | None:
+        """The version a `ModelSpec` asks for: its number, its label's version, or None (the
+        newest). LookupError for an unknown label."""
+        choice = model_spec.WhichOneof("version_choice")
+        if choice == "version":
+            return model_spec.version.value
+        if choice != "version_label":
+            return None
+        label = model_spec.version_label
         if label not in self.version_labels:
             raise LookupError(
                 f"no version label {label!r}; labels: {self.version_labels or 'none'} "
@@ -152,6 +162,7 @@ class ModelRegistry:
         self._loaded = {**self._loaded, version: loaded}
         self.states[version] = (AVAILABLE, "")
         LOG.info("serving version %s of %s", version, self.base_path)
+        self.on_available()
 
     def _load(self, version: int, path: pathlib.Path) -> LoadedVersion:
         model = LoadedSession(path, self.session_config)

@@ -40,17 +40,14 @@ class Predictor:
             raise LookupError(
                 f"unknown model {model_spec.name!r}; this server serves {self.model_name!r}"
             )
-        choice = model_spec.WhichOneof("version_choice")
-        if choice == "version_label":
-            wanted = self.registry.label(model_spec.version_label)  # LookupError if unknown
-        else:
-            wanted = model_spec.version.value if choice == "version" else None
+        wanted = self.registry.requested_version(model_spec)  # LookupError: unknown label
         loaded = self.registry.get(wanted)
         if loaded is None:
             served = self.registry.served_versions()
             if not served:
                 raise RuntimeError(f"model {self.model_name!r} has no version loaded yet")
-            named = f" (label {model_spec.version_label!r})" if choice == "version_label" else ""
+            labelled = model_spec.WhichOneof("version_choice") == "version_label"
+            named = f" (label {model_spec.version_label!r})" if labelled else ""
             raise LookupError(
                 f"version {wanted}{named} of {self.model_name!r} is not served (serving {served})"
             )
@@ -133,13 +130,11 @@ class ModelStatusServicer(model_service_pb2_grpc.ModelServiceServicer):
         if request.model_spec.name != self.model_name:
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown model {request.model_spec.name!r}")
         states = dict(self.registry.states)
-        choice = request.model_spec.WhichOneof("version_choice")
-        if choice is not None:
-            try:
-                wanted = (self.registry.label(request.model_spec.version_label)
-                          if choice == "version_label" else request.model_spec.version.value)  # fmt: skip
-            except LookupError as error:
-                context.abort(grpc.StatusCode.NOT_FOUND, str(error).strip("'\""))
+        try:
+            wanted = self.registry.requested_version(request.model_spec)
+        except LookupError as error:
+            context.abort(grpc.StatusCode.NOT_FOUND, str(error).strip("'\""))
+        if wanted is not None:
             if wanted not in states:
                 context.abort(
                     grpc.StatusCode.NOT_FOUND, f"version {wanted} of {self.model_name!r} is unknown"

@@ -66,7 +66,7 @@ class ServingProcess:
         self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds,
                                       session_config(intra_op_threads, inter_op_threads),
                                       batching, batching_signatures, num_versions,
-                                      version_labels)  # fmt: skip
+                                      version_labels, self._available)  # fmt: skip
         self.predictor = Predictor(model_name, self.registry, max_batch_size)
         options = [("grpc.max_receive_message_length", max_message_bytes),
                    ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
@@ -116,22 +116,17 @@ class ServingProcess:
         """Starts listening, then loads the latest version (health SERVING once AVAILABLE)."""
         self.server.start()
         self.registry.start()
-        if self.registry.served() is not None:
-            self._set_health(health_pb2.HealthCheckResponse.SERVING)
-        else:
-            threading.Thread(target=self._serving_when_loaded, daemon=True).start()
         return self
 
-    def _serving_when_loaded(self) -> None:
-        while not self.stopped.is_set() and self.registry.served() is None:
-            self.stopped.wait(0.2)
+    def _available(self) -> None:
+        """A version became AVAILABLE: the health says SERVING (unless draining)."""
         if not self.stopped.is_set():
             self._set_health(health_pb2.HealthCheckResponse.SERVING)
 
     def stop(self, grace_seconds: float = 10.0) -> None:
         """Drains: NOT_SERVING, refuse new requests, let in-flight ones finish."""
+        self.stopped.set()  # first: a version loading now does not turn the health back on
         self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
-        self.stopped.set()
         self.server.stop(grace_seconds).wait()
         self.registry.stop()
 

@@ -50,7 +50,10 @@ def _request(goals, states, predict_pb2, model_pb2):
     return request
 
 
-def _timed(call, count: int) -> np.ndarray:
+def _timed(call, count: int, warm_up: int = 0) -> np.ndarray:
+    """Seconds of ``count`` calls, after ``warm_up`` untimed ones."""
+    for _ in range(warm_up):
+        call()
     times = np.empty(count)
     for i in range(count):
         start = time.perf_counter()
@@ -98,8 +101,7 @@ def _with_batching(base, one, quick: bool) -> dict:
     server, target = launch(base, "--workers", "16", "--enable_batching")
     try:
         stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
-        _timed(lambda: stub.Predict(one, timeout=10), 50)
-        latency = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000) * 1e3
+        latency = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000, 50) * 1e3
         concurrent = _concurrent(target, 16, 5 if quick else 15, one)
     finally:
         server.terminate()
@@ -111,22 +113,18 @@ def _with_batching(base, one, quick: bool) -> dict:
 
 def _echo_floor(one, big, quick: bool) -> dict:
     """Median ms of the same requests against `grpc_echo_server` (transport only)."""
-    import subprocess
     import sys
 
     import grpc
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    command = [sys.executable, "-m", "imagine_tf.benchmarks.grpc_echo_server"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})  # fmt: skip
+    from serving.launcher import launch_command
+
+    process, target = launch_command([sys.executable, "-m", "imagine_tf.benchmarks.grpc_echo_server"])
     try:
-        target = "127.0.0.1:" + process.stdout.readline().strip().rsplit(":", 1)[1]
         stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
-        _timed(lambda: stub.Predict(one, timeout=10), 50)
-        one_times = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000)
-        _timed(lambda: stub.Predict(big, timeout=30), 5)
-        big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100)
+        one_times = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000, 50)
+        big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
     finally:
         process.kill()
         process.wait()
@@ -162,10 +160,8 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             big_states = rng.uniform(-1, 1, (1024, 240)).astype(np.float32)
             big = _request(["Grasp red cat"] * 1024, big_states, predict_pb2, model_pb2)
             calls = 200 if quick else 1000
-            _timed(lambda: stub.Predict(one, timeout=10), 50)
-            latency = _timed(lambda: stub.Predict(one, timeout=10), calls) * 1e3
-            _timed(lambda: stub.Predict(big, timeout=30), 5)
-            big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100)
+            latency = _timed(lambda: stub.Predict(one, timeout=10), calls, 50) * 1e3
+            big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
             model = tf.saved_model.load(str(path)).signatures["score"]
             local_one = dict(
                 goals=tf.constant(["Grasp red cat"]),
@@ -174,17 +170,13 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             local_big = dict(
                 goals=tf.constant(["Grasp red cat"] * 1024), states=tf.constant(big_states)
             )
-            _timed(lambda: model(**local_one), 50)
-            local_one_times = _timed(lambda: model(**local_one), calls)
-            _timed(lambda: model(**local_big), 5)
-            local_big_times = _timed(lambda: model(**local_big), 20 if quick else 100)
+            local_one_times = _timed(lambda: model(**local_one), calls, 50)
+            local_big_times = _timed(lambda: model(**local_big), 20 if quick else 100, 5)
             runner = LoadedSession(path).signatures["score"]
             session_one = {k: v.numpy() for k, v in local_one.items()}
             session_big = {k: v.numpy() for k, v in local_big.items()}
-            _timed(lambda: runner.run(session_one), 50)
-            session_one_times = _timed(lambda: runner.run(session_one), calls)
-            _timed(lambda: runner.run(session_big), 5)
-            session_big_times = _timed(lambda: runner.run(session_big), 20 if quick else 100)
+            session_one_times = _timed(lambda: runner.run(session_one), calls, 50)
+            session_big_times = _timed(lambda: runner.run(session_big), 20 if quick else 100, 5)
             concurrent = _concurrent(target, 16, 5 if quick else 15, one)
             rss_before = _resident_mb(server.pid)
             soak = _concurrent(target, 64, soak_seconds, one)

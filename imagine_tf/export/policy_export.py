@@ -20,24 +20,18 @@ from __future__ import annotations
 
 import os
 import pathlib
-import shutil
 
 import tensorflow as tf
 from tf_agents.policies import policy_saver
 from tf_agents.trajectories import time_step as ts
 
-from imagine_tf.export.reward_export import next_version
+from imagine_tf.export.reward_export import claim_version
 
 def export_policy(policy, encoder, model_base_path: str | os.PathLike,
                   version: int | None = None) -> pathlib.Path:  # fmt: skip
     """Writes the policy (a TF-Agents policy whose goal observation is the embedding) with the
     ``act`` signature; ``encoder`` maps goal strings [B] to embeddings [B, E]."""
-    base = pathlib.Path(model_base_path)
-    base.mkdir(parents=True, exist_ok=True)
-    version = int(version) if version is not None else next_version(base)
-    final = base / str(version)
-    if final.exists():
-        raise ValueError(f"{final} exists: versions are immutable; omit --version.")
+    final, temporary = claim_version(model_base_path, version)
     state_dim = policy.time_step_spec.observation["state"].shape[-1]
 
     @tf.function(
@@ -67,8 +61,6 @@ def export_policy(policy, encoder, model_base_path: str | os.PathLike,
     saver.register_concrete_function("act_function", act, assets=encoder)
     # ... and serves it as a signature next to PolicySaver's.
     saver._signatures["act"] = act.get_concrete_function()  # noqa: SLF001 - see the docstring
-    temporary = base / f".partial-{version}"
-    shutil.rmtree(temporary, ignore_errors=True)
     saver.save(str(temporary))
     os.replace(temporary, final)
     return final

@@ -34,15 +34,10 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.env.observation import observation_dim as state_width  # D = 2 (3 + 39 N)
 from imagine_tf.networks.reward_network import RewardNetwork
 
-BODY_DIM, OBJECT_DIM = 3, 39
 MAX_SERVED_OBJECTS = 10
-
-
-def state_width(num_objects: int) -> int:
-    """D = 2 (3 + 39 N)."""
-    return 2 * (BODY_DIM + OBJECT_DIM * num_objects)
 
 
 class RewardServingModule(tf.Module):
@@ -85,6 +80,7 @@ class RewardServingModule(tf.Module):
         widths = tf.constant([state_width(n) for n in self.num_objects], tf.int32)
         width = tf.shape(states)[1]
         matches = tf.where(tf.equal(widths, width))[:, 0]
+        finite_rows = tf.reduce_all(tf.math.is_finite(states), axis=1)
         checks = [
             tf.debugging.Assert(
                 tf.equal(tf.size(matches), 1),
@@ -92,9 +88,8 @@ class RewardServingModule(tf.Module):
                  f"(widths {[state_width(n) for n in self.num_objects]}); got", width],
             ),
             tf.debugging.Assert(
-                tf.reduce_all(tf.math.is_finite(states)),
-                ["states contain NaN or inf values, in rows:",
-                 tf.where(~tf.reduce_all(tf.math.is_finite(states), axis=1))[:, 0]],
+                tf.reduce_all(finite_rows),
+                ["states contain NaN or inf values, in rows:", tf.where(~finite_rows)[:, 0]],
             ),
         ]  # fmt: skip
         with tf.control_dependencies(checks):
@@ -180,6 +175,24 @@ def next_version(model_base_path: str | os.PathLike) -> int:
     return max(versions, default=0) + 1
 
 
+def claim_version(model_base_path: str | os.PathLike,
+                  version: int | None = None) -> tuple[pathlib.Path, pathlib.Path]:  # fmt: skip
+    """(final, temporary) directories of a new version: write into ``temporary``, then
+    ``os.replace(temporary, final)``. ValueError if the version exists (versions are immutable)."""
+    base = pathlib.Path(model_base_path)
+    base.mkdir(parents=True, exist_ok=True)
+    version = int(version) if version is not None else next_version(base)
+    final = base / str(version)
+    if final.exists():
+        raise ValueError(
+            f"{final} exists: versions are immutable; omit --version to export version "
+            f"{next_version(base)}."
+        )
+    temporary = base / f".partial-{version}"
+    shutil.rmtree(temporary, ignore_errors=True)
+    return final, temporary
+
+
 def export_reward_model(network: RewardNetwork, model_base_path: str | os.PathLike,
                         metadata: dict | None = None, version: int | None = None,
                         warmup_goals: Sequence[str] = ("Grasp any animal", "Go left"),
@@ -190,18 +203,8 @@ def export_reward_model(network: RewardNetwork, model_base_path: str | os.PathLi
     """
     from imagine_tf.export.warmup import write_warmup_requests
 
-    base = pathlib.Path(model_base_path)
-    base.mkdir(parents=True, exist_ok=True)
-    version = int(version) if version is not None else next_version(base)
-    final = base / str(version)
-    if final.exists():
-        raise ValueError(
-            f"{final} exists: versions are immutable; omit --version to export version "
-            f"{next_version(base)}."
-        )
+    final, temporary = claim_version(model_base_path, version)
     module = RewardServingModule(network, metadata or {}, max_num_objects=max_num_objects)
-    temporary = base / f".partial-{version}"
-    shutil.rmtree(temporary, ignore_errors=True)
     signatures = {
         "serving_default": module.score,
         "score": module.score,

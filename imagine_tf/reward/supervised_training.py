@@ -34,6 +34,7 @@ import tensorflow as tf
 from imagine_tf.data.supervised import SupervisedData, training_batches
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.training.atomic_files import write_text_atomically
 
 DEFAULT_LEARNING_RATE = {"ma": 1e-3, "ma_pairs": 1e-3, "fa": 1e-4, "fc": 1e-4}
 
@@ -63,8 +64,8 @@ def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optim
     """A compiled Adam step ``step(states [B, D], goal_tokens [G, L], goal_rows [B], labels [B])``.
 
     The LSTM runs once over the G goal sentences (each shared prefix once) and the batch gathers
-    its rows of their embeddings (G ≤ a few hundred goals instead of B = 512 examples); the loss is the binary
-    cross-entropy of the logits (`RewardNetwork.head_logits`). Returns the loss.
+    its rows of their embeddings (G ≤ a few hundred goals instead of B = 512 examples); the loss
+    is the binary cross-entropy of the logits (`RewardNetwork.head_logits`). Returns the loss.
     """
 
     @tf.function(reduce_retracing=True)
@@ -252,9 +253,8 @@ class SupervisedTrainer:
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
-        network_file = self.root_dir / "network.json"  # how to rebuild the network (export)
-        network_file.with_name("tmp.network.json").write_text(json.dumps(self.network.get_config()))
-        os.replace(network_file.with_name("tmp.network.json"), network_file)
+        # How to rebuild the network (export).
+        write_text_atomically(self.root_dir / "network.json", json.dumps(self.network.get_config()))
         if self.manager.latest_checkpoint:
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
