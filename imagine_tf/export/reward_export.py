@@ -34,10 +34,15 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.env.observation import observation_dim as state_width  # D = 2 (3 + 39 N)
+from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM
 from imagine_tf.networks.reward_network import RewardNetwork
 
 MAX_SERVED_OBJECTS = 10
+
+
+def state_width(num_objects: int) -> int:
+    """D = 2 (3 + 39 N) (`env.observation.observation_dim`, which export may not import)."""
+    return 2 * (BODY_DIM + OBJECT_DIM * num_objects)
 
 
 class RewardServingModule(tf.Module):

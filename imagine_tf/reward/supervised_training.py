@@ -34,7 +34,6 @@ import tensorflow as tf
 from imagine_tf.data.supervised import SupervisedData, training_batches
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_network import RewardNetwork
-from imagine_tf.training.atomic_files import write_text_atomically
 
 DEFAULT_LEARNING_RATE = {"ma": 1e-3, "ma_pairs": 1e-3, "fa": 1e-4, "fc": 1e-4}
 
@@ -253,8 +252,11 @@ class SupervisedTrainer:
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
-        # How to rebuild the network (export).
-        write_text_atomically(self.root_dir / "network.json", json.dumps(self.network.get_config()))
+        # How to rebuild the network (export); written whole (reward may not import
+        # training.atomic_files).
+        network_file = self.root_dir / "network.json"
+        network_file.with_name("tmp.network.json").write_text(json.dumps(self.network.get_config()))
+        os.replace(network_file.with_name("tmp.network.json"), network_file)
         if self.manager.latest_checkpoint:
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
