@@ -732,9 +732,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def absl_style_flags(argv: Sequence[str]) -> list[str]:
+    """Accepts TF-Agents' flag spelling: ``--root_dir``, ``--gin_file``, ``--gin_bindings``.
+
+    Option names get '-' for '_' (values are left alone) and the plural ``--gin-bindings``
+    becomes ``--gin-binding``.
+    """
+    normalized = []
+    for arg in argv:
+        if arg.startswith("--"):
+            name, equals, value = arg.partition("=")
+            name = name.replace("_", "-")
+            name = "--gin-binding" if name == "--gin-bindings" else name
+            arg = name + equals + value
+        normalized.append(arg)
+    return normalized
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(absl_style_flags(sys.argv[1:] if argv is None else argv))
     try:
         return args.run(args)
     except UsageError as error:

@@ -18,7 +18,7 @@ import tensorflow as tf
 from tf_agents.utils import common
 
 from imagine_tf.networks.deep_sets import DeepSetsTrunk
-from imagine_tf.networks.gated_attention import he_uniform_dense
+from imagine_tf.networks.gated_attention import final_dense
 from imagine_tf.networks.goal_conditioned_network import (
     OBJECT_INPUT_DIM,
     GoalConditionedNetwork,
@@ -37,12 +37,14 @@ class ActorNetwork(GoalConditionedNetwork):
       hidden_units: 256.
       latent_units: MA latent width; default N · 84 for the spec's N.
       embedding_units: the sentence embedding's width (100).
+      final_layer_init: "small_uniform" (DDPG paper, TF-Agents; default) or "he_uniform" (the
+        reference), see `final_dense`.
     """
 
     def __init__(self, input_tensor_spec, output_tensor_spec, architecture: str = "ma",
                  words: Sequence[str] = (), max_length: int = 4, hidden_units: int = 256,
                  latent_units: int | None = None, embedding_units: int = 100,
-                 name: str = "ActorNetwork"):  # fmt: skip
+                 final_layer_init: str = "small_uniform", name: str = "ActorNetwork"):  # fmt: skip
         super().__init__(input_tensor_spec, input_tensor_spec, architecture, words, max_length,
                          embedding_units, name=name)  # fmt: skip
         self._output_tensor_spec = output_tensor_spec
@@ -55,8 +57,8 @@ class ActorNetwork(GoalConditionedNetwork):
         self.trunk = DeepSetsTrunk(
             architecture, feature_dim, hidden_units, self.latent_units, name="trunk"
         )
-        self.action_layer = he_uniform_dense(
-            output_tensor_spec.shape.num_elements(), "tanh", name="action"
+        self.action_layer = final_dense(
+            output_tensor_spec.shape.num_elements(), final_layer_init, "tanh", name="action"
         )
 
     def call(self, observation, step_type=None, network_state=(), training=False):

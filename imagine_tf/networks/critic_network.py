@@ -18,7 +18,7 @@ from typing import Sequence
 import tensorflow as tf
 
 from imagine_tf.networks.deep_sets import DeepSetsTrunk
-from imagine_tf.networks.gated_attention import he_uniform_dense
+from imagine_tf.networks.gated_attention import final_dense
 from imagine_tf.networks.goal_conditioned_network import (
     OBJECT_INPUT_DIM,
     GoalConditionedNetwork,
@@ -36,11 +36,13 @@ class CriticNetwork(GoalConditionedNetwork):
       hidden_units: 256.
       latent_units: MA latent width; default N · (84 + A) for the spec's N.
       embedding_units: the sentence embedding's width (100).
+      final_layer_init: "small_uniform" (default) or "he_uniform", see `final_dense`.
     """
 
     def __init__(self, input_tensor_spec, architecture: str = "ma", words: Sequence[str] = (),
                  max_length: int = 4, hidden_units: int = 256, latent_units: int | None = None,
-                 embedding_units: int = 100, name: str = "CriticNetwork"):  # fmt: skip
+                 embedding_units: int = 100, final_layer_init: str = "small_uniform",
+                 name: str = "CriticNetwork"):  # fmt: skip
         observation_spec, action_spec = input_tensor_spec
         super().__init__(input_tensor_spec, observation_spec, architecture, words, max_length,
                          embedding_units, name=name)  # fmt: skip
@@ -55,7 +57,7 @@ class CriticNetwork(GoalConditionedNetwork):
         self.trunk = DeepSetsTrunk(
             architecture, feature_dim, hidden_units, self.latent_units, name="trunk"
         )
-        self.value_layer = he_uniform_dense(1, name="q_value")
+        self.value_layer = final_dense(1, final_layer_init, name="q_value")
 
     def call(self, inputs, step_type=None, network_state=(), training=False):
         del step_type, training

@@ -16,6 +16,30 @@ def he_uniform_dense(units: int, activation=None, name: str | None = None) -> tf
     )
 
 
+#: How the last layer of the actor (tanh action) and of the critic (Q value) is initialised.
+FINAL_LAYER_INITS = ("small_uniform", "he_uniform")
+
+
+def final_dense(units: int, init: str, activation=None, name: str | None = None):
+    """The output layer of a DDPG network.
+
+    ``init="small_uniform"``: kernel and bias from U(−3·10⁻³, 3·10⁻³), as the DDPG paper
+    (Lillicrap et al. 2016) and TF-Agents' actor and critic networks, so the first policy's
+    actions are ≈ 0 and its exploration is the noise's. ``"he_uniform"``: the reference's
+    (REFERENCE_FACTS §5.1), with which the untrained actor's tanh saturates: for seed 0 every
+    epoch-0 episode, exploring or not, ends with the hand against the left wall (x = −1.2), so
+    the first goals discovered are all on one side.
+    """
+    if init == "he_uniform":
+        return he_uniform_dense(units, activation, name)
+    if init != "small_uniform":
+        raise ValueError(f"final layer init must be one of {FINAL_LAYER_INITS}, got {init!r}.")
+    small = tf.keras.initializers.RandomUniform(-3e-3, 3e-3)
+    return tf.keras.layers.Dense(
+        units, activation=activation, kernel_initializer=small, bias_initializer=small, name=name
+    )
+
+
 class GatedAttention(tf.keras.layers.Layer):
     """Gates per-object (or flat) features with an attention vector computed from the goal.
 

@@ -85,6 +85,9 @@ class TrainConfig:
     reward_batches_per_epoch: int = 200
     reward_max_epochs: int = 100
     reward_patience: int = 15
+    # Actor / critic output layers: "small_uniform" (DDPG paper, TF-Agents) or "he_uniform"
+    # (the reference; its untrained actor drives the hand into one wall), see `final_dense`.
+    final_layer_init: str = "small_uniform"
     replay_capacity: int = 50_000  # episodes
     memory_capacity: int = 50_000  # final states
     seed: int = 0
@@ -153,8 +156,10 @@ class ImagineTrainer:
         architecture = self.config.architecture
         agent = ImagineDdpgAgent(
             ts.time_step_spec(observation_spec), action_spec,
-            ActorNetwork(observation_spec, action_spec, architecture, words, length),
-            CriticNetwork((observation_spec, action_spec), architecture, words, length),
+            ActorNetwork(observation_spec, action_spec, architecture, words, length,
+                         final_layer_init=self.config.final_layer_init),
+            CriticNetwork((observation_spec, action_spec), architecture, words, length,
+                          final_layer_init=self.config.final_layer_init),
             seed=self.config.seed)  # fmt: skip
         agent.initialize()
         return agent
@@ -210,9 +215,10 @@ class ImagineTrainer:
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
+        self._check_same_config_as_the_run()
         self.restore()
-        (self.root_dir / "config.json").write_text(
-            json.dumps(dataclasses.asdict(self.config), indent=1)
+        write_text_atomically(
+            self.root_dir / "config.json", json.dumps(dataclasses.asdict(self.config), indent=1)
         )
         writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
         logs = []
@@ -403,6 +409,26 @@ class ImagineTrainer:
         """``progress.jsonl``: one JSON record per finished epoch (rewritten atomically)."""
         text = "".join(json.dumps(record) + "\n" for record in self.logs)
         write_text_atomically(self.root_dir / "progress.jsonl", text)
+
+    def _check_same_config_as_the_run(self) -> None:
+        """A resumed run keeps its configuration: refuses a config that differs from config.json.
+
+        Fields that config.json does not have (added to `TrainConfig` after the run started) are
+        not compared; the file then gains them.
+        """
+        path = self.root_dir / "config.json"
+        if not path.exists():
+            return
+        stored = json.loads(path.read_text())
+        current = dataclasses.asdict(self.config)
+        differences = {k: (stored[k], v) for k, v in current.items() if k in stored and stored[k] != v}
+        if differences:
+            listed = ", ".join(f"{k}: run {a!r}, given {b!r}" for k, (a, b) in differences.items())
+            raise ValueError(
+                f"{self.root_dir} is a run with another configuration ({listed}). Resume it "
+                "with the same gin files and bindings (its config.json), or train into a new "
+                "--root-dir."
+            )
 
     def restore(self, with_replay: bool = True) -> bool:
         """Restores the last checkpoint if there is one (an interrupted save falls back to the old).

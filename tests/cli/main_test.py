@@ -175,6 +175,16 @@ def test_bench_dataset_small(capsys, tmp_path):
     assert json.loads(out_file.read_text()) == results
 
 
+def test_absl_style_flag_names_are_accepted_and_values_kept():
+    from imagine_tf.cli.main import absl_style_flags
+
+    assert absl_style_flags(
+        ["train", "--root_dir", "runs/ma_s0", "--gin_bindings", "TrainConfig.batch_size = 8",
+         "--gin_file=configs/ma.gin", "--num-epochs", "2"]
+    ) == ["train", "--root-dir", "runs/ma_s0", "--gin-binding", "TrainConfig.batch_size = 8",
+          "--gin-file=configs/ma.gin", "--num-epochs", "2"]  # fmt: skip
+
+
 def test_train_then_eval_at_another_n(capsys, tmp_path):
     import gin
 
@@ -183,9 +193,9 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
                 "TrainConfig.updates_per_cycle = 2", "TrainConfig.batch_size = 16",
                 "TrainConfig.reward = 'oracle'", "TrainConfig.replay_capacity = 50",
                 "TrainConfig.memory_capacity = 50"]  # fmt: skip
-    argv = ["train", "--root-dir", str(root), "--num-epochs", "1"]
+    argv = ["train", "--root_dir", str(root), "--num_epochs=1"]  # TF-Agents' spelling works too
     for binding in bindings:
-        argv += ["--gin-binding", binding]
+        argv += ["--gin_bindings", binding]
     code, out, _ = run(capsys, *argv)
     gin.clear_config()
     assert code == 0 and json.loads(out)["epoch"] == 1

@@ -101,3 +101,20 @@ def test_encoder_weights_come_from_the_reward_model_and_get_no_gradient():
     ):
         theirs.set_weights(mine.get_weights())
     np.testing.assert_allclose(on_embeddings(embedded)[0], actor(inputs)[0], atol=1e-6)
+
+
+def test_untrained_actions_are_near_zero_by_default_and_saturate_with_the_reference_init():
+    """The DDPG / TF-Agents output init leaves exploration to the noise; He-uniform does not."""
+    inputs = observation(batch=64)
+    small = make_actor("ma")(inputs)[0].numpy()
+    tf.keras.utils.set_random_seed(0)
+    reference = ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS,
+                             LENGTH, final_layer_init="he_uniform")(inputs)[0].numpy()  # fmt: skip
+    assert np.abs(small).max() < 0.2
+    assert np.abs(reference).mean() > 5 * np.abs(small).mean()
+
+
+def test_unknown_final_layer_init_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="small_uniform"):
+        ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS, LENGTH,
+                     final_layer_init="glorot")  # fmt: skip

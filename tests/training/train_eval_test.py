@@ -59,6 +59,10 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert resumed.restore() and resumed.replay.episodes_added == 12
     np.testing.assert_array_equal(resumed.replay.goal_ids[:12], trainer.replay.goal_ids[:12])
     assert not np.any(resumed.replay.goal_ids[:12] == 999)
+    other = ImagineTrainer(TrainConfig(reward="oracle", **{**TINY, "batch_size": 32}), tmp_path)
+    with pytest.raises(ValueError, match="batch_size: run 16, given 32"):
+        other.train(2, progress=False)
+    assert json.loads((tmp_path / "config.json").read_text())["batch_size"] == 16
     with pytest.raises(FileNotFoundError, match="training run"):
         run_row(tmp_path / "nothing")
     before = run_row(tmp_path)
