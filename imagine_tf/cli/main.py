@@ -5,7 +5,7 @@
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
     imagine-tf bench env|dataset|train [--json] [--out FILE] [--quick] [--threads T]
-    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart [--threads T]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json]
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
@@ -320,6 +320,7 @@ def _reward_report_command(args: argparse.Namespace) -> int:
 def _train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import train_eval
 
+    _limit_threads(args.threads)
     _parse_gin(args, train_eval)
     logs = train_eval.train_eval(
         args.root_dir, **({"num_epochs": args.num_epochs} if args.num_epochs else {})
@@ -647,6 +648,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--root-dir", required=True, help="run directory (resumes if it exists)"
     )
     train_parser.add_argument("--num-epochs", type=int, help="default: the gin binding (167)")
+    train_parser.add_argument(
+        "--threads", type=int, help="TensorFlow threads (default: all cores); 1: runs side by side"
+    )
     _add_gin_flags(train_parser)
     train_parser.set_defaults(run=_train_command)
 

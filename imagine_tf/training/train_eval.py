@@ -421,7 +421,11 @@ class ImagineTrainer:
             return
         stored = json.loads(path.read_text())
         current = dataclasses.asdict(self.config)
-        differences = {k: (stored[k], v) for k, v in current.items() if k in stored and stored[k] != v}
+        differences = {
+            key: (stored[key], value)
+            for key, value in current.items()
+            if key in stored and stored[key] != value
+        }
         if differences:
             listed = ", ".join(f"{k}: run {a!r}, given {b!r}" for k, (a, b) in differences.items())
             raise ValueError(
