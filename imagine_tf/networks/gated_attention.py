@@ -34,10 +34,13 @@ def final_dense(units: int, init: str, activation=None, name: str | None = None)
         return he_uniform_dense(units, activation, name)
     if init != "small_uniform":
         raise ValueError(f"final layer init must be one of {FINAL_LAYER_INITS}, got {init!r}.")
-    small = tf.keras.initializers.RandomUniform(-3e-3, 3e-3)
+    def small():  # one initializer per variable: Keras warns when an instance is reused
+        return tf.keras.initializers.RandomUniform(-3e-3, 3e-3)
+
     return tf.keras.layers.Dense(
-        units, activation=activation, kernel_initializer=small, bias_initializer=small, name=name
-    )
+        units, activation=activation, kernel_initializer=small(), bias_initializer=small(),
+        name=name,
+    )  # fmt: skip
 
 
 class GatedAttention(tf.keras.layers.Layer):
