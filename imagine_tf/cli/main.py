@@ -27,6 +27,7 @@ from typing import Sequence
 
 from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
+from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -758,7 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(absl_style_flags(sys.argv[1:] if argv is None else argv))
     try:
         return args.run(args)
-    except UsageError as error:
+    except (UsageError, RunDirectoryBusy, RunConfigMismatch) as error:
         print(f"imagine-tf {args.command}: error: {error}", file=sys.stderr)
         return 2
 

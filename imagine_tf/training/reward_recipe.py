@@ -16,6 +16,7 @@ import gin
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
+from imagine_tf.training.run_lock import RunLock
 
 
 @gin.configurable
@@ -59,6 +60,7 @@ def train_reward_model(
     )
     root = pathlib.Path(root_dir)
     root.mkdir(parents=True, exist_ok=True)
-    metrics = SupervisedTrainer(data, config, root).train(progress=progress)
+    with RunLock(root):
+        metrics = SupervisedTrainer(data, config, root).train(progress=progress)
     (root / "operative_config.gin").write_text(gin.operative_config_str())
     return metrics

@@ -31,6 +31,7 @@ import numpy as np
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.training.atomic_files import save_figure_atomically, write_text_atomically
+from imagine_tf.training.run_lock import RunLock
 
 STUDIES = {
     "generalization": ("one_object", ("ma", "fa", "fc")),
@@ -91,7 +92,8 @@ def run_reward_study(
             config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs,
                                     max_training_seconds=max_training_seconds,
                                     validation_fraction=validation_fraction)  # fmt: skip
-            SupervisedTrainer(data, config, run_dir).train(progress=progress)
+            with RunLock(run_dir):
+                SupervisedTrainer(data, config, run_dir).train(progress=progress)
     return collect_study(root)
 
 

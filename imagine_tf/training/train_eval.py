@@ -62,6 +62,7 @@ from imagine_tf.reward.reward_memory import RewardMemory
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.collection import EpisodeCollector
 from imagine_tf.training.replay_checkpoint import ReplayCheckpoint
+from imagine_tf.training.run_lock import RunConfigMismatch, RunLock
 
 EMBEDDING_UNITS = 100
 
@@ -211,10 +212,17 @@ class ImagineTrainer:
 
     # -- the loop ------------------------------------------------------------------------------
     def train(self, num_epochs: int, progress: bool = True) -> list[dict]:
-        """Runs (or resumes) until ``num_epochs`` epochs are done; returns this session's logs."""
+        """Runs (or resumes) until ``num_epochs`` epochs are done; returns this session's logs.
+
+        Raises `RunDirectoryBusy` if another process is training into ``root_dir`` and
+        `RunConfigMismatch` if the directory holds a run with another configuration.
+        """
+        with RunLock(self.root_dir):
+            return self._train(num_epochs, progress)
+
+    def _train(self, num_epochs: int, progress: bool) -> list[dict]:
         from tqdm import tqdm
 
-        self.root_dir.mkdir(parents=True, exist_ok=True)
         self._check_same_config_as_the_run()
         self.restore()
         write_text_atomically(
@@ -428,7 +436,7 @@ class ImagineTrainer:
         }
         if differences:
             listed = ", ".join(f"{k}: run {a!r}, given {b!r}" for k, (a, b) in differences.items())
-            raise ValueError(
+            raise RunConfigMismatch(
                 f"{self.root_dir} is a run with another configuration ({listed}). Resume it "
                 "with the same gin files and bindings (its config.json), or train into a new "
                 "--root-dir."

@@ -91,19 +91,21 @@ def test_targets_move_once_per_cycle_of_50_updates():
 
 def test_exploration_adds_noise_and_random_actions():
     agent = make_agent()
+    # π(s) = 1 everywhere (saturated output), so that a noisy action (1 + N(0, 0.2)) and a
+    # uniform one (U[-1, 1]) are told apart by their distance to π, whatever the init.
+    agent._actor_network.action_layer.bias.assign([20.0, 20.0, 20.0])
     time_step = transitions(batch=2000).time_step
     greedy = agent.policy.action(time_step).action.numpy()
     explored = agent.collect_policy.action(time_step).action.numpy()
+    np.testing.assert_allclose(greedy, 1.0)
     changed = np.abs(explored - greedy)
     assert explored.shape == (2000, 3)
-    residual = (explored - greedy)[np.all(changed < 0.9, axis=1)]
+    residual = (explored - greedy)[np.all(changed < 0.8, axis=1)]
     assert 0.15 < residual.std() < 0.25  # mostly Gaussian noise of σ = 0.2
-    # ≈ 30 % replaced by uniform actions: their deviation from π is much wider.
+    # ≈ 30 % replaced by uniform actions: 94 % of them are more than 0.8 away from π somewhere.
     far = np.mean(np.any(changed > 0.8, axis=1))
-    assert 0.1 < far < 0.35
-    # Not clipped before storage: with π(s) ≈ 1, about half the noisy actions exceed 1.
-    agent._actor_network.action_layer.bias.assign([20.0, 20.0, 20.0])
-    explored = agent.collect_policy.action(time_step).action.numpy()
+    assert 0.2 < far < 0.35
+    # Not clipped before storage: about half the noisy actions exceed 1.
     assert 0.3 < np.mean(explored > 1.0) < 0.5
 
 

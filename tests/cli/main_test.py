@@ -208,6 +208,9 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     assert json.loads((root / "eval_n4.json").read_text())["repetitions"] == 1
     code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path / "nothing"))
     assert code == 2 and "imagine-tf train" in err
+    code, _, err = run(capsys, *argv, "--gin-binding", "TrainConfig.batch_size = 32")
+    gin.clear_config()
+    assert code == 2 and "batch_size: run 16, given 32" in err  # resumed with another config
 
 
 @pytest.mark.slow

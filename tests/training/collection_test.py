@@ -24,8 +24,12 @@ def make_agent():
     )
     action_spec = tensor_spec.BoundedTensorSpec([3], tf.float32, -1.0, 1.0)
     words, length = VOCABULARY.words[1:], VOCABULARY.max_length
-    actor = ActorNetwork(observation_spec, action_spec, "ma", words, length)
-    critic = CriticNetwork((observation_spec, action_spec), "ma", words, length)
+    # He-uniform output layers saturate the untrained actor (|a| ≈ 1), so that the Gaussian
+    # noise visibly pushes the stored actions past the bounds.
+    actor = ActorNetwork(observation_spec, action_spec, "ma", words, length,
+                         final_layer_init="he_uniform")  # fmt: skip
+    critic = CriticNetwork((observation_spec, action_spec), "ma", words, length,
+                           final_layer_init="he_uniform")  # fmt: skip
     return ImagineDdpgAgent(ts.time_step_spec(observation_spec), action_spec, actor, critic, seed=0)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from imagine_tf.agents.episode_replay import EPISODE_FIELDS
+from imagine_tf.training.run_lock import RunConfigMismatch
 from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
 TINY = dict(episodes_per_cycle=4, cycles_per_epoch=3, updates_per_cycle=2, batch_size=16, num_candidates=5,
@@ -60,7 +61,7 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     np.testing.assert_array_equal(resumed.replay.goal_ids[:12], trainer.replay.goal_ids[:12])
     assert not np.any(resumed.replay.goal_ids[:12] == 999)
     other = ImagineTrainer(TrainConfig(reward="oracle", **{**TINY, "batch_size": 32}), tmp_path)
-    with pytest.raises(ValueError, match="batch_size: run 16, given 32"):
+    with pytest.raises(RunConfigMismatch, match="batch_size: run 16, given 32"):
         other.train(2, progress=False)
     assert json.loads((tmp_path / "config.json").read_text())["batch_size"] == 16
     with pytest.raises(FileNotFoundError, match="training run"):
