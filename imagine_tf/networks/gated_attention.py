@@ -34,6 +34,7 @@ def final_dense(units: int, init: str, activation=None, name: str | None = None)
         return he_uniform_dense(units, activation, name)
     if init != "small_uniform":
         raise ValueError(f"final layer init must be one of {FINAL_LAYER_INITS}, got {init!r}.")
+
     def small():  # one initializer per variable: Keras warns when an instance is reused
         return tf.keras.initializers.RandomUniform(-3e-3, 3e-3)
 

@@ -10,7 +10,8 @@ The paper's two supervised experiments (REFERENCE_FACTS §5.4, §8):
   test goals). The one-object Go and Grow train goals stay in training: "Grow any fly" and
   "Grow any animal" are the only places where the words of the Type 4 test goals "Grasp any
   fly" / "Grasp any animal" are heard as one-object goals (REFERENCE_FACTS §3.2); a study on
-  the Grasp goals alone (the ``grasp`` goal set) never hears them, and scored 0.00 on the fly goals.
+  the Grasp goals alone (the ``grasp`` goal set) never hears them, and scored 0.00 on the fly
+  goals.
 
 `run_reward_study` trains one run per (architecture, seed) into ``<root_dir>/<arch>_s<seed>``
 with the supervised recipe, loading the dataset once; a run whose ``metrics.json`` exists is
