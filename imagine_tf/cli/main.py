@@ -433,7 +433,8 @@ def _report_command(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     for row in record["runs"]:
         print(f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "
-              f"{row['episodes']} episodes, {row['wall_seconds']:.0f} s: train SR "
+              f"{row['episodes']} episodes, {row['wall_seconds']:.0f} s; at epoch "
+              f"{row.get('evaluated_at_epoch')} ({row.get('evaluated_at_episodes')} episodes): train SR "
               f"{row.get('train_success', float('nan')):.2f}, test SR {row.get('test_success', float('nan')):.2f}")  # fmt: skip
     print(f"wrote {args.out}")
     return 0

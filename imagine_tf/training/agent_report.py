@@ -46,8 +46,11 @@ def run_row(root_dir: str | os.PathLike) -> dict:
     }
     if (root / "eval.json").exists():
         evaluation = json.loads((root / "eval.json").read_text())
+        # The run may have gone on since its evaluation: the SR belongs to this many episodes.
+        at_epoch = [r for r in logs if r.get("epoch") == evaluation["epoch"]]
         row.update(
             evaluated_at_epoch=evaluation["epoch"],
+            evaluated_at_episodes=at_epoch[0]["episodes"] if at_epoch else None,
             repetitions=evaluation["repetitions"],
             train_success=evaluation["train_success"],
             test_success=evaluation["test_success"],
@@ -57,6 +60,7 @@ def run_row(root_dir: str | os.PathLike) -> dict:
     elif logs:
         row.update(
             evaluated_at_epoch=last["epoch"],
+            evaluated_at_episodes=last["episodes"],
             repetitions="1 (in-training evaluation; run `imagine-tf eval` for 30)",
             train_success=last["eval_train_success"],
             test_success=last["eval_test_success"],

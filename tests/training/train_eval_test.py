@@ -74,6 +74,7 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert set(result["train_per_predicate"]) == {"Go", "Grasp", "Grow"}
     row = run_row(tmp_path)
     assert row["repetitions"] == 2 and row["train_success"] == result["train_success"]
+    assert row["evaluated_at_epoch"] == 1 and row["evaluated_at_episodes"] == 12
     assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
 
 
