@@ -524,12 +524,14 @@ def _bench_command(args: argparse.Namespace) -> int:
 
 
 def _add_gin_flags(parser: argparse.ArgumentParser) -> None:
+    """--gin-file / --gin-binding, also in TF-Agents' spelling (--gin_file, --gin_bindings)."""
     parser.add_argument(
-        "--gin-file", action="append", default=[], help="e.g. configs/playground.gin"
+        "--gin-file", "--gin_file", action="append", default=[], help="e.g. configs/playground.gin"
     )
     parser.add_argument(
-        "--gin-binding", action="append", default=[], help='e.g. "make_env.num_objects = 5"'
-    )
+        "--gin-binding", "--gin_binding", "--gin_bindings", "--gin-bindings", action="append",
+        default=[], help='e.g. "make_env.num_objects = 5"',
+    )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -580,7 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = reward_commands.add_parser("train", help="supervised training on the TFDS dataset")
     train.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"))
-    train.add_argument("--root-dir", required=True, help="run directory (resumes if it exists)")
+    train.add_argument("--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)")
     train.add_argument("--config", default="scripted_mixture", help="dataset config")
     train.add_argument("--data-dir", default="~/tensorflow_datasets")
     train.add_argument(
@@ -599,7 +601,7 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument(
         "--study", choices=("generalization", "two_object"), default="generalization"
     )
-    study.add_argument("--root-dir", required=True, help="one sub-directory per run")
+    study.add_argument("--root-dir", "--root_dir", required=True, help="one sub-directory per run")
     study.add_argument("--arch", nargs="+", choices=("ma", "fa", "fc", "ma_pairs"),
                        help="default: ma fa fc (generalization) or ma_pairs (two_object)")  # fmt: skip
     study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
@@ -618,7 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = reward_commands.add_parser("report", help="F1 table, JSON and bar chart of a study")
     report.add_argument(
-        "--root-dir", required=True, help="a study directory (metrics.json below it)"
+        "--root-dir", "--root_dir", required=True, help="a study directory (metrics.json below it)"
     )
     report.add_argument("--out", help="write the report as JSON")
     report.add_argument("--plot", help="write a bar chart PNG")
@@ -629,7 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune = reward_commands.add_parser("tune", help="keras-tuner search, objective validation F1")
     tune.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"), default="ma")
     tune.add_argument("--tuner", choices=("random", "hyperband"), default="random")
-    tune.add_argument("--root-dir", required=True, help="search directory (resumes if it exists)")
+    tune.add_argument("--root-dir", "--root_dir", required=True, help="search directory (resumes if it exists)")
     tune.add_argument("--config", default="scripted_mixture", help="dataset config")
     tune.add_argument("--data-dir", default="~/tensorflow_datasets")
     tune.add_argument(
@@ -647,9 +649,9 @@ def build_parser() -> argparse.ArgumentParser:
         "train", help="IMAGINE co-training: DDPG + learned reward (resumes)"
     )
     train_parser.add_argument(
-        "--root-dir", required=True, help="run directory (resumes if it exists)"
+        "--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)"
     )
-    train_parser.add_argument("--num-epochs", type=int, help="default: the gin binding (167)")
+    train_parser.add_argument("--num-epochs", "--num_epochs", type=int, help="default: the gin binding (167)")
     train_parser.add_argument(
         "--threads", type=int, help="TensorFlow threads (default: all cores); 1: runs side by side"
     )
@@ -659,7 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser(
         "eval", help="success rate per goal of a trained run -> eval.json"
     )
-    evaluate.add_argument("--root-dir", required=True)
+    evaluate.add_argument("--root-dir", "--root_dir", required=True)
     evaluate.add_argument("--repetitions", type=int, default=30)
     evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
     evaluate.add_argument("--seed", type=int, default=12345)
@@ -670,7 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
     export_reward = export_commands.add_parser(
         "reward", help="the reward model: score / scan / metadata signatures"
     )
-    export_reward.add_argument("--root-dir", required=True, help="a reward-model or agent run")
+    export_reward.add_argument("--root-dir", "--root_dir", required=True, help="a reward-model or agent run")
     export_reward.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
     export_reward.add_argument("--version", type=int, help="default: the next integer")
     export_reward.add_argument("--max-num-objects", type=int, default=10,
@@ -679,7 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
     export_policy = export_commands.add_parser(
         "policy", help="the noise-free policy: PolicySaver signatures + act(goals, states)"
     )
-    export_policy.add_argument("--root-dir", required=True, help="an agent run (imagine-tf train)")
+    export_policy.add_argument("--root-dir", "--root_dir", required=True, help="an agent run (imagine-tf train)")
     export_policy.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
     export_policy.add_argument("--version", type=int, help="default: the next integer")
     export_policy.set_defaults(run=_export_policy_command)
@@ -738,26 +740,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def absl_style_flags(argv: Sequence[str]) -> list[str]:
-    """Accepts TF-Agents' flag spelling: ``--root_dir``, ``--gin_file``, ``--gin_bindings``.
-
-    Option names get '-' for '_' (values are left alone) and the plural ``--gin-bindings``
-    becomes ``--gin-binding``.
-    """
-    normalized = []
-    for arg in argv:
-        if arg.startswith("--"):
-            name, equals, value = arg.partition("=")
-            name = name.replace("_", "-")
-            name = "--gin-binding" if name == "--gin-bindings" else name
-            arg = name + equals + value
-        normalized.append(arg)
-    return normalized
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(absl_style_flags(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(argv)
     try:
         return args.run(args)
     except (UsageError, RunDirectoryBusy, RunConfigMismatch) as error:

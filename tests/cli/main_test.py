@@ -175,14 +175,21 @@ def test_bench_dataset_small(capsys, tmp_path):
     assert json.loads(out_file.read_text()) == results
 
 
-def test_absl_style_flag_names_are_accepted_and_values_kept():
-    from imagine_tf.cli.main import absl_style_flags
+def test_tf_agents_flag_spelling_parses_like_ours_and_serve_flags_keep_theirs():
+    from imagine_tf.cli.main import build_parser
 
-    assert absl_style_flags(
+    parser = build_parser()
+    theirs = parser.parse_args(
         ["train", "--root_dir", "runs/ma_s0", "--gin_bindings", "TrainConfig.batch_size = 8",
-         "--gin_file=configs/ma.gin", "--num-epochs", "2"]
-    ) == ["train", "--root-dir", "runs/ma_s0", "--gin-binding", "TrainConfig.batch_size = 8",
-          "--gin-file=configs/ma.gin", "--num-epochs", "2"]  # fmt: skip
+         "--gin_file=configs/ma.gin", "--num_epochs", "2"]
+    )  # fmt: skip
+    ours = parser.parse_args(
+        ["train", "--root-dir", "runs/ma_s0", "--gin-binding", "TrainConfig.batch_size = 8",
+         "--gin-file=configs/ma.gin", "--num-epochs", "2"]
+    )  # fmt: skip
+    assert vars(theirs) == vars(ours) and ours.gin_binding == ["TrainConfig.batch_size = 8"]
+    serve = parser.parse_args(["serve", "--model_base_path", "m", "--tensorflow_intra_op_parallelism", "1"])
+    assert serve.tensorflow_intra_op_parallelism == 1  # underscore-only server flags still parse
 
 
 def test_train_then_eval_at_another_n(capsys, tmp_path):
