@@ -133,7 +133,7 @@ class ModelStatusServicer(model_service_pb2_grpc.ModelServiceServicer):
         try:
             wanted = self.registry.requested_version(request.model_spec)
         except LookupError as error:
-            context.abort(grpc.StatusCode.NOT_FOUND, str(error).strip("'\""))
+            _abort(context, error)
         if wanted is not None:
             if wanted not in states:
                 context.abort(
