@@ -280,6 +280,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         max_test_episodes=args.max_test_episodes,
         validation_fraction=args.validation_fraction,
         command=_study_command(args),
+        goal_set=args.goal_set,
     )
     print(format_study(report))
     return 0
@@ -291,7 +292,8 @@ def _study_command(args: argparse.Namespace) -> str:
              f"--max-epochs {args.max_epochs}", f"--validation-fraction {args.validation_fraction}"]  # fmt: skip
     for flag, value in (("--arch", " ".join(args.arch or [])), ("--seeds", " ".join(map(str, args.seeds))),
                         ("--max-seconds", args.max_seconds), ("--max-test-episodes", args.max_test_episodes),
-                        ("--threads", args.threads), ("--dataset-dir", args.dataset_dir)):  # fmt: skip
+                        ("--threads", args.threads), ("--dataset-dir", args.dataset_dir),
+                        ("--goal-set", args.goal_set)):  # fmt: skip
         if value:
             parts.append(f"{flag} {value}")
     return " ".join(parts)
@@ -582,7 +584,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = reward_commands.add_parser("train", help="supervised training on the TFDS dataset")
     train.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"))
-    train.add_argument("--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)")
+    train.add_argument(
+        "--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)"
+    )
     train.add_argument("--config", default="scripted_mixture", help="dataset config")
     train.add_argument("--data-dir", default="~/tensorflow_datasets")
     train.add_argument(
@@ -611,6 +615,8 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--validation-fraction", type=float, default=0.1,
                        help="training episodes held out for early stopping")  # fmt: skip
     study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
+    study.add_argument("--goal-set", choices=GOAL_SETS,
+                       help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
     study.add_argument("--config", default="scripted_mixture", help="dataset config")
     study.add_argument("--data-dir", default="~/tensorflow_datasets")
     study.add_argument(
@@ -631,7 +637,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune = reward_commands.add_parser("tune", help="keras-tuner search, objective validation F1")
     tune.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"), default="ma")
     tune.add_argument("--tuner", choices=("random", "hyperband"), default="random")
-    tune.add_argument("--root-dir", "--root_dir", required=True, help="search directory (resumes if it exists)")
+    tune.add_argument(
+        "--root-dir", "--root_dir", required=True, help="search directory (resumes if it exists)"
+    )
     tune.add_argument("--config", default="scripted_mixture", help="dataset config")
     tune.add_argument("--data-dir", default="~/tensorflow_datasets")
     tune.add_argument(
@@ -651,7 +659,9 @@ def build_parser() -> argparse.ArgumentParser:
     train_parser.add_argument(
         "--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)"
     )
-    train_parser.add_argument("--num-epochs", "--num_epochs", type=int, help="default: the gin binding (167)")
+    train_parser.add_argument(
+        "--num-epochs", "--num_epochs", type=int, help="default: the gin binding (167)"
+    )
     train_parser.add_argument(
         "--threads", type=int, help="TensorFlow threads (default: all cores); 1: runs side by side"
     )
@@ -672,7 +682,9 @@ def build_parser() -> argparse.ArgumentParser:
     export_reward = export_commands.add_parser(
         "reward", help="the reward model: score / scan / metadata signatures"
     )
-    export_reward.add_argument("--root-dir", "--root_dir", required=True, help="a reward-model or agent run")
+    export_reward.add_argument(
+        "--root-dir", "--root_dir", required=True, help="a reward-model or agent run"
+    )
     export_reward.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
     export_reward.add_argument("--version", type=int, help="default: the next integer")
     export_reward.add_argument("--max-num-objects", type=int, default=10,
@@ -681,7 +693,9 @@ def build_parser() -> argparse.ArgumentParser:
     export_policy = export_commands.add_parser(
         "policy", help="the noise-free policy: PolicySaver signatures + act(goals, states)"
     )
-    export_policy.add_argument("--root-dir", "--root_dir", required=True, help="an agent run (imagine-tf train)")
+    export_policy.add_argument(
+        "--root-dir", "--root_dir", required=True, help="an agent run (imagine-tf train)"
+    )
     export_policy.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
     export_policy.add_argument("--version", type=int, help="default: the next integer")
     export_policy.set_defaults(run=_export_policy_command)

@@ -59,6 +59,31 @@ class TrainingConfig:
         return self.learning_rate or DEFAULT_LEARNING_RATE[self.architecture]
 
 
+def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) -> None:
+    """Raises ValueError naming what differs between a run's ``network.json`` and the network
+    a resuming command builds (e.g. another goal set gives another vocabulary)."""
+    differences = []
+    for key in sorted(set(stored) | set(wanted)):
+        old, new = stored.get(key), wanted.get(key)
+        if old == new or key == "name":  # Keras numbers the names of models built later
+            continue
+        if key == "words" and isinstance(old, list) and isinstance(new, list):
+            added, missing = sorted(set(new) - set(old)), sorted(set(old) - set(new))
+            differences.append(f"words: {len(old)} in the run, {len(new)} now "
+                               f"(new: {added[:8]}, gone: {missing[:8]})")  # fmt: skip
+        else:
+            differences.append(f"{key}: {old!r} in the run, {new!r} now")
+    if differences:
+        command = pathlib.Path(root_dir) / "command.txt"
+        how = f"the command in {command}" if command.exists() else "the command that started it"
+        raise ValueError(
+            f"{root_dir} holds a run of another reward network than this command builds ("
+            + "; ".join(differences)
+            + f"). Resume it with {how} (same goal set, architecture and sizes), "
+            "or train into a new --root-dir. Nothing was changed."
+        )
+
+
 def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optimizer) -> Callable:
     """A compiled Adam step ``step(states [B, D], goal_tokens [G, L], goal_rows [B], labels [B])``.
 
@@ -252,14 +277,18 @@ class SupervisedTrainer:
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
-        # How to rebuild the network (export); written whole (reward may not import
-        # training.atomic_files).
         network_file = self.root_dir / "network.json"
-        network_file.with_name("tmp.network.json").write_text(json.dumps(self.network.get_config()))
-        os.replace(network_file.with_name("tmp.network.json"), network_file)
+        network_config = json.loads(json.dumps(self.network.get_config()))
         if self.manager.latest_checkpoint:
+            if network_file.exists():  # refuse a different network before touching anything
+                check_same_network(json.loads(network_file.read_text()), network_config,
+                                   self.root_dir)  # fmt: skip
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
+        # How to rebuild the network (export); written whole (reward may not import
+        # training.atomic_files).
+        network_file.with_name("tmp.network.json").write_text(json.dumps(network_config))
+        os.replace(network_file.with_name("tmp.network.json"), network_file)
         best_path = self.root_dir / "best.weights.h5"
         writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
         config = self.config

@@ -64,13 +64,15 @@ def run_reward_study(
     validation_fraction: float = 0.1,
     progress: bool = True,
     command: str | None = None,
+    goal_set: str | None = None,
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
     ``validation_fraction`` of the training episodes give the validation states scored after
     every epoch for early stopping (a smaller fraction makes epochs cheaper: MA-pairs scores
     2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
-    each run's ``command.txt`` (and in the report).
+    each run's ``command.txt`` (and in the report). ``goal_set`` overrides the study's goal
+    set (e.g. ``grasp``: the first protocol of the two-object study).
     """
     from imagine_tf.reward.supervised_training import (
         SupervisedTrainer,
@@ -79,7 +81,8 @@ def run_reward_study(
 
     if study not in STUDIES:
         raise ValueError(f"study must be one of {sorted(STUDIES)}, got {study!r}.")
-    goal_set, default_architectures = STUDIES[study]
+    study_goal_set, default_architectures = STUDIES[study]
+    goal_set = goal_set or study_goal_set
     data = load_supervised_data(dataset_dir, goals_of_set(goal_set), None, max_test_episodes)
     root = pathlib.Path(root_dir)
     for architecture in architectures or default_architectures:

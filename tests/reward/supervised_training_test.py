@@ -8,6 +8,7 @@ import pytest
 from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language import grammar
+from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.supervised_training import (
     SupervisedTrainer,
     TrainingConfig,
@@ -64,6 +65,22 @@ def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
         resumed_metrics["training_seconds"] > metrics["training_seconds"] > 0
     )  # summed over sessions
     assert 1 <= resumed_metrics["best_epoch"] <= 3
+
+
+def test_resuming_with_another_network_is_refused_and_changes_nothing(data, tmp_path):
+    SupervisedTrainer(data, TrainingConfig("ma", **{**TINY, "max_epochs": 1}), tmp_path).train(
+        progress=False, evaluate_test=False
+    )
+    before = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    wider = TrainingConfig("ma", **{**TINY, "max_epochs": 2, "hidden_units": 32})
+    with pytest.raises(ValueError, match=r"hidden_units: 16 in the run, 32 now.*new --root-dir"):
+        SupervisedTrainer(data, wider, tmp_path).train(progress=False, evaluate_test=False)
+    more_words = Vocabulary.from_goals([*data.goals, "Grasp purple cat"])
+    with pytest.raises(ValueError, match=r"words: \d+ in the run, \d+ now \(new: \['purple'\]"):
+        SupervisedTrainer(
+            data, TrainingConfig("ma", **TINY), tmp_path, vocabulary=more_words
+        ).train(progress=False, evaluate_test=False)
+    assert {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.slow
