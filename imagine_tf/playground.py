@@ -1,7 +1,7 @@
 """Convenience entry points that assemble the world and its language: `make_env`, `play`.
 
-    env = imagine_tf.make_env(batch_size=8, num_objects=3, seed=0)
-    result = imagine_tf.play(["Grasp red cat"] * 8, policy="scripted", seed=0)
+env = imagine_tf.make_env(batch_size=8, num_objects=3, seed=0)
+result = imagine_tf.play(["Grasp red cat"] * 8, policy="scripted", seed=0)
 """
 
 from __future__ import annotations

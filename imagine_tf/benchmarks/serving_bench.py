@@ -120,7 +120,9 @@ def _echo_floor(one, big, quick: bool) -> dict:
 
     from serving.launcher import launch_command
 
-    process, target = launch_command([sys.executable, "-m", "imagine_tf.benchmarks.grpc_echo_server"])
+    process, target = launch_command(
+        [sys.executable, "-m", "imagine_tf.benchmarks.grpc_echo_server"]
+    )
     try:
         stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
         one_times = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000, 50)

@@ -76,7 +76,10 @@ class PlaygroundConfig:
             )
         side = 2 * self.object_init_range
         # Rough packing bound: N discs of diameter d must fit in the square.
-        if self.num_objects * self.min_object_distance**2 > 0.6 * (side + self.min_object_distance) ** 2:
+        if (
+            self.num_objects * self.min_object_distance**2
+            > 0.6 * (side + self.min_object_distance) ** 2
+        ):
             raise ValueError(
                 f"{self.num_objects} objects cannot be placed {self.min_object_distance} apart in "
                 f"[-{self.object_init_range}, {self.object_init_range}]^2; lower num_objects "

@@ -149,9 +149,7 @@ class PlaygroundCore:
     def set_layout(self, layout: SceneLayout) -> None:
         """Starts scenes from an explicit layout (hand at the origin, gripper open)."""
         expected = (self.batch_size, self.config.num_objects)
-        if np.shape(layout.object_type) != expected or np.shape(layout.position) != expected + (
-            2,
-        ):
+        if np.shape(layout.object_type) != expected or np.shape(layout.position) != expected + (2,):
             raise ValueError(
                 f"Layout shapes {np.shape(layout.object_type)}/{np.shape(layout.position)} do not "
                 f"match (batch, num_objects) = {expected} (+ 2 for positions)."
@@ -190,7 +188,10 @@ class PlaygroundCore:
           ValueError: actions of the wrong shape or not finite (the state is left unchanged).
         """
         action = _clip(
-            check_actions(action, self.batch_size), self._minus_one, self._plus_one, out=self._action
+            check_actions(action, self.batch_size),
+            self._minus_one,
+            self._plus_one,
+            out=self._action,
         )
         hand = self.hand_position
         np.add(hand, np.multiply(action[:, :2], self._scale, out=self._move), out=hand)

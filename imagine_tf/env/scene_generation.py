@@ -214,7 +214,9 @@ def generate_scenes(
     if any_pair:
         # Object 1 of a grow goal: water for a plant, food or water (50/50) for an animal.
         is_plant = ontology.IS_PLANT[object_type[:, 0]]
-        supply = np.where(is_plant | (uniform[:, 1, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD)
+        supply = np.where(
+            is_plant | (uniform[:, 1, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD
+        )
         object_type[:, 1] = np.where(grow, supply, object_type[:, 1])
 
     # 2. Colours: the goal's (and the reference's) where named, else uniform.
@@ -305,9 +307,7 @@ def _place_objects(
             pair = position[:, :2]
             swap = relational & ~relation_holds(pair[:, 0], pair[:, 1], constraints.relation)
             position[swap, :2] = position[swap, 1::-1]
-            tie = relational & ~relation_holds(
-                position[:, 0], position[:, 1], constraints.relation
-            )
+            tie = relational & ~relation_holds(position[:, 0], position[:, 1], constraints.relation)
             redraw[:, :2] |= tie[:, None]
         if not np.count_nonzero(redraw):
             return position

@@ -54,8 +54,10 @@ def _object_goals(verb: str, names: tuple[str, ...]) -> list[str]:
 
 def one_object_goals() -> tuple[str, ...]:
     """The 255 achievable one-object goals, Go then Grasp then Grow."""
-    return tuple(GO_ZONES) + tuple(_object_goals(GRASP, GRASP_NAMES)) + tuple(
-        _object_goals(GROW, GROW_NAMES)
+    return (
+        tuple(GO_ZONES)
+        + tuple(_object_goals(GRASP, GRASP_NAMES))
+        + tuple(_object_goals(GROW, GROW_NAMES))
     )
 
 

@@ -51,9 +51,7 @@ def achieved_matrix(states: np.ndarray | SceneFacts, table: GoalTable) -> np.nda
     return result
 
 
-def achieved(
-    states: np.ndarray | SceneFacts, table: GoalTable, goal_ids: np.ndarray
-) -> np.ndarray:
+def achieved(states: np.ndarray | SceneFacts, table: GoalTable, goal_ids: np.ndarray) -> np.ndarray:
     """Whether each state satisfies its own goal.
 
     Args:

@@ -35,7 +35,11 @@ WEIGHT_NAMES = ("kernel_0", "bias_0", "kernel_1", "bias_1", "kernel_2", "bias_2"
 
 def weight_dirs() -> list[pathlib.Path]:
     """Where OR weights are looked up, in order."""
-    dirs = [pathlib.Path(os.environ["IMAGINE_TF_OR_WEIGHTS"])] if "IMAGINE_TF_OR_WEIGHTS" in os.environ else []
+    dirs = (
+        [pathlib.Path(os.environ["IMAGINE_TF_OR_WEIGHTS"])]
+        if "IMAGINE_TF_OR_WEIGHTS" in os.environ
+        else []
+    )
     return dirs + [CACHE_DIR, PACKAGED_DIR]
 
 

@@ -51,7 +51,9 @@ def or_accuracy(
         points, _ = or_training_data(num_inputs, num_points, rng)
     else:
         points = rng.random((num_points, num_inputs)).astype(np.float32)
-    output = or_forward(tf.constant(points), [tf.constant(weights[n]) for n in WEIGHT_NAMES]).numpy()
+    output = or_forward(
+        tf.constant(points), [tf.constant(weights[n]) for n in WEIGHT_NAMES]
+    ).numpy()
     return float(np.mean((output > 0.5) == (points.max(axis=1) > 0.5)))
 
 
@@ -85,6 +87,8 @@ def pretrain_or_network(
     schedule = tf.keras.callbacks.LearningRateScheduler(
         lambda epoch: learning_rate * 0.1 ** (epoch // 8)
     )
-    model.fit(x, y[:, None], batch_size=batch_size, epochs=epochs, verbose=verbose, callbacks=[schedule])
+    model.fit(
+        x, y[:, None], batch_size=batch_size, epochs=epochs, verbose=verbose, callbacks=[schedule]
+    )
     values = [v.numpy() for layer in model.layers[:3] for v in layer.weights]
     return dict(zip(WEIGHT_NAMES, values))

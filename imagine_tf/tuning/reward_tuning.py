@@ -56,7 +56,9 @@ class RewardHyperModel(keras_tuner.HyperModel):
             hidden_units=hp.Choice("hidden_units", [50, 100, 200]),
         )
 
-    def fit(self, hp, model, *args, epochs: int | None = None, trial_dir: str = ".", **kwargs) -> float:
+    def fit(
+        self, hp, model, *args, epochs: int | None = None, trial_dir: str = ".", **kwargs
+    ) -> float:
         config = TrainingConfig(
             architecture=self.architecture,
             learning_rate=hp.get("learning_rate"),
@@ -68,7 +70,9 @@ class RewardHyperModel(keras_tuner.HyperModel):
             patience=epochs or self.max_epochs,
             seed=self.seed,
         )
-        trainer = SupervisedTrainer(self.data, config, trial_dir, vocabulary=self.vocabulary, network=model)
+        trainer = SupervisedTrainer(
+            self.data, config, trial_dir, vocabulary=self.vocabulary, network=model
+        )
         return trainer.train(progress=False, evaluate_test=False)["best_validation_f1"]
 
 
@@ -76,7 +80,9 @@ class _TrialDirTuner:
     """Gives each trial its own directory for checkpoints and summaries."""
 
     def run_trial(self, trial, *args, **kwargs):
-        kwargs["trial_dir"] = str(pathlib.Path(self.project_dir) / f"trial_{trial.trial_id}" / "run")
+        kwargs["trial_dir"] = str(
+            pathlib.Path(self.project_dir) / f"trial_{trial.trial_id}" / "run"
+        )
         return super().run_trial(trial, *args, **kwargs)
 
 
@@ -116,7 +122,12 @@ def tune_reward_model(
         reverse=True,
     )
     results = [
-        {"trial": t.trial_id, OBJECTIVE: t.score, "status": str(t.status), **t.hyperparameters.values}
+        {
+            "trial": t.trial_id,
+            OBJECTIVE: t.score,
+            "status": str(t.status),
+            **t.hyperparameters.values,
+        }
         for t in trials
     ]
     path = pathlib.Path(root_dir) / f"tuning_results_{architecture}.json"

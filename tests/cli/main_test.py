@@ -188,7 +188,9 @@ def test_tf_agents_flag_spelling_parses_like_ours_and_serve_flags_keep_theirs():
          "--gin-file=configs/ma.gin", "--num-epochs", "2"]
     )  # fmt: skip
     assert vars(theirs) == vars(ours) and ours.gin_binding == ["TrainConfig.batch_size = 8"]
-    serve = parser.parse_args(["serve", "--model_base_path", "m", "--tensorflow_intra_op_parallelism", "1"])
+    serve = parser.parse_args(
+        ["serve", "--model_base_path", "m", "--tensorflow_intra_op_parallelism", "1"]
+    )
     assert serve.tensorflow_intra_op_parallelism == 1  # underscore-only server flags still parse
 
 

@@ -22,7 +22,9 @@ def test_episodes_follow_the_rlds_layout_and_are_reproducible():
     assert steps["is_first"][0] and steps["is_last"][-1] and not steps["is_terminal"].any()
     np.testing.assert_array_equal(steps["action"][-1], 0.0)
     assert episode["goal"] == (grammar.one_object_goals() + grammar.relational_goals())[5]
-    np.testing.assert_array_equal(again[5]["steps"]["observation"]["state"], steps["observation"]["state"])
+    np.testing.assert_array_equal(
+        again[5]["steps"]["observation"]["state"], steps["observation"]["state"]
+    )
     assert set(episode["descriptions"]) <= set(grammar.train_goals(True) + grammar.train_goals())
 
 

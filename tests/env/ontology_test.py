@@ -3,8 +3,6 @@ import numpy as np
 from imagine_tf.env import ontology
 
 
-
-
 def test_32_types_in_4_families_and_5_categories():
     assert len(ontology.OBJECT_TYPES) == 32
     assert list(ontology.OBJECT_TYPES) == sorted(ontology.OBJECT_TYPES)
@@ -37,7 +35,9 @@ def test_colour_decoding_matches_brute_force_box_search():
     values = ontology.sample_rgb(colour, rng) + rng.normal(0, 0.04, (20_000, 3)).astype(np.float32)
     values = np.concatenate([values, rng.random((20_000, 3)).astype(np.float32)])
     low, high = ontology.COLOUR_BOXES[..., 0], ontology.COLOUR_BOXES[..., 1]
-    inside = np.all((values[:, None, None] >= low - 1e-6) & (values[:, None, None] <= high + 1e-6), -1)
+    inside = np.all(
+        (values[:, None, None] >= low - 1e-6) & (values[:, None, None] <= high + 1e-6), -1
+    )
     inside[:, 0, 0] &= values[:, 2] - values[:, 1] <= 0.05 + 1e-6  # light red: B - G <= 0.05
     per_colour = inside.any(-1)
     expected = np.where(per_colour.any(-1), per_colour.argmax(-1), -1)

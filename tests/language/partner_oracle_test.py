@@ -81,8 +81,8 @@ def test_held_red_cat_gives_seven_grasp_sentences():
     partner = SocialPartner(include_test=True)
     for state in states[facts_held][:20]:
         state = state.copy()
-        state[3:3 + 32] = np.eye(32)[ontology.TYPE_INDEX["cat"]]
-        state[3 + 35:3 + 38] = [0.95, 0.5, 0.52]  # light red
+        state[3 : 3 + 32] = np.eye(32)[ontology.TYPE_INDEX["cat"]]
+        state[3 + 35 : 3 + 38] = [0.95, 0.5, 0.52]  # light red
         said = [s for s in partner.describe(state[None])[0] if s.startswith("Grasp")]
         assert said == sorted([
             "Grasp any animal", "Grasp any cat", "Grasp any living_thing",

@@ -213,7 +213,9 @@ def test_two_versions_at_once_by_number_and_by_label(tmp_path):
     base = tmp_path / "reward"
     export(base, seed=0)
     export(base, seed=1)
-    process, port = start_server(base, "--num_versions", "2", "--version_labels", "stable=1,canary=2")
+    process, port = start_server(
+        base, "--num_versions", "2", "--version_labels", "stable=1,canary=2"
+    )
     target, states = f"127.0.0.1:{port}", random_states(2)
 
     def score(**version):

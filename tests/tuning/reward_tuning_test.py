@@ -21,7 +21,9 @@ def test_search_runs_records_and_resumes(data, tmp_path, tuner):
     results = tune_reward_model(data, str(tmp_path), **kwargs)
     assert len(results) >= 2
     scores = [r["validation_f1"] for r in results]
-    assert all(s is not None and 0 <= s <= 1 for s in scores) and scores == sorted(scores, reverse=True)
+    assert all(s is not None and 0 <= s <= 1 for s in scores) and scores == sorted(
+        scores, reverse=True
+    )
     assert {"learning_rate", "hidden_units", "batch_size", "positive_ratio"} <= set(results[0])
     saved = json.loads((tmp_path / "tuning_results_fc.json").read_text())
     assert saved == results
