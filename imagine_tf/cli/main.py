@@ -281,6 +281,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         validation_fraction=args.validation_fraction,
         command=_study_command(args),
         goal_set=args.goal_set,
+        normalize_goal=args.normalize_goal,
     )
     print(format_study(report))
     return 0
@@ -296,6 +297,8 @@ def _study_command(args: argparse.Namespace) -> str:
                         ("--goal-set", args.goal_set)):  # fmt: skip
         if value:
             parts.append(f"{flag} {value}")
+    if args.normalize_goal:
+        parts.append("--normalize-goal")
     return " ".join(parts)
 
 
@@ -615,6 +618,11 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--validation-fraction", type=float, default=0.1,
                        help="training episodes held out for early stopping")  # fmt: skip
     study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
+    study.add_argument(
+        "--normalize-goal",
+        action="store_true",
+        help="gates read the L2-normalised goal embedding (not in the paper)",
+    )
     study.add_argument("--goal-set", choices=GOAL_SETS,
                        help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
     study.add_argument("--config", default="scripted_mixture", help="dataset config")

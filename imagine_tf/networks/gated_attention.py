@@ -50,26 +50,41 @@ class GatedAttention(tf.keras.layers.Layer):
     α = sigmoid(Dense(F)(g)); output = x ⊙ α, the same α for every object (the paper's "modular
     attention" when x is per-object, "flat attention" when x is the whole state).
 
+    With ``normalize_goal``, the gate reads ĝ = √G · g / ‖g‖ instead of g (parameter-free; not
+    in the paper). At initialisation the LSTM's embeddings are tiny (mean |g| ≈ 0.014 for the
+    191 training goals) and nearly equal, so α = 0.500 ± 0.005 for every goal: the goals are
+    indistinguishable until the encoder has grown, which shows as a long plateau of the reward
+    model's F1. With ĝ, α already differs between goals by ±0.23 at initialisation.
+
     Inputs: ``(features, goal_embedding)`` with features [B, F] or [B, N, F] and goal_embedding
     [B, G]. Output: the features' shape.
 
     Args:
       feature_dim: F, the width of the features to gate.
+      normalize_goal: gate on the L2-normalised embedding (see above).
     """
 
-    def __init__(self, feature_dim: int, **kwargs):
+    def __init__(self, feature_dim: int, normalize_goal: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.feature_dim = int(feature_dim)
+        self.normalize_goal = bool(normalize_goal)
         self.gate = he_uniform_dense(self.feature_dim, activation="sigmoid", name="gate")
+
+    def attention_vector(self, goal_embedding: tf.Tensor) -> tf.Tensor:
+        """α [B, F] of goal embeddings [B, G]."""
+        if self.normalize_goal:
+            width = tf.cast(tf.shape(goal_embedding)[-1], goal_embedding.dtype)
+            goal_embedding = tf.math.l2_normalize(goal_embedding, axis=-1) * tf.sqrt(width)
+        return self.gate(goal_embedding)
 
     def call(self, inputs):
         features, goal_embedding = inputs
-        attention = self.gate(goal_embedding)  # [B, F]
+        attention = self.attention_vector(goal_embedding)  # [B, F]
         if features.shape.rank == 3:
             attention = attention[:, None, :]
         return features * attention
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update(feature_dim=self.feature_dim)
+        config.update(feature_dim=self.feature_dim, normalize_goal=self.normalize_goal)
         return config

@@ -17,6 +17,10 @@ REFERENCE_FACTS §5.1 (s = 240-d state for N = 3, g = the 100-d LSTM embedding, 
 Parameter counts for N = 3 (tested): MA head 17,085; FA 48,441; FC 34,201; OR 353 (frozen);
 the Keras LSTM has 60,800 (one bias vector, as TF1's BasicLSTMCell).
 
+``normalize_goal`` (MA, MA-pairs, FA; default off = the paper): the attention gates read the
+L2-normalised goal embedding (`GatedAttention`), which shortens the plateau of supervised
+training (docs/reward.md).
+
 Inputs: ``{"state": float32 [B, 2 (3 + 39 N)], "goal": string [B] or int token ids [B, L]}``.
 Output: float32 [B], a probability; the binary reward is R > 0.5.
 """
@@ -67,6 +71,7 @@ class RewardNetwork(tf.keras.Model):
         hidden_units: int = 100,
         embedding_units: int = 100,
         aggregation: str = "or",
+        normalize_goal: bool = False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -78,14 +83,15 @@ class RewardNetwork(tf.keras.Model):
         self.num_objects = int(num_objects)
         self.hidden_units = int(hidden_units)
         self.aggregation = aggregation
+        self.normalize_goal = bool(normalize_goal)
         self.encoder = SentenceEncoder(words, max_length, embedding_units, name="sentence_encoder")
         state_dim = 2 * (BODY_DIM + OBJECT_DIM * self.num_objects)
         if architecture == "ma":
-            self.attention = GatedAttention(OBJECT_INPUT_DIM, name="attention")
+            self.attention = GatedAttention(OBJECT_INPUT_DIM, self.normalize_goal, name="attention")
         elif architecture == "ma_pairs":
-            self.attention = GatedAttention(PAIR_INPUT_DIM, name="attention")
+            self.attention = GatedAttention(PAIR_INPUT_DIM, self.normalize_goal, name="attention")
         elif architecture == "fa":
-            self.attention = GatedAttention(state_dim, name="attention")
+            self.attention = GatedAttention(state_dim, self.normalize_goal, name="attention")
         else:
             self.attention = None
         self.hidden = he_uniform_dense(self.hidden_units, "relu", name="hidden")
@@ -119,7 +125,7 @@ class RewardNetwork(tf.keras.Model):
             return self._module(object_inputs(state, self.num_objects), goal_embedding)
         if self.architecture == "ma_pairs":
             return self._pair_probabilities(
-                state, self.attention.gate(goal_embedding), per_goal=False
+                state, self.attention.attention_vector(goal_embedding), per_goal=False
             )
         raise ValueError(f"{self.architecture!r} has no modules.")
 
@@ -208,7 +214,7 @@ class RewardNetwork(tf.keras.Model):
             goal_part = tf.matmul(goal_embeddings, kernel[state_dim:]) + bias  # [G, H]
             hidden = tf.nn.relu(state_part[:, None, :] + goal_part[None, :, :])  # [S, G, H]
             return tf.sigmoid(self.readout(hidden)[..., 0])
-        attention = self.attention.gate(goal_embeddings)  # [G, F]
+        attention = self.attention.attention_vector(goal_embeddings)  # [G, F]
         if self.architecture == "ma_pairs":
             probabilities = self._pair_probabilities(state, attention, per_goal=True)
             return self._or_over_modules(probabilities)  # [S, G]
@@ -277,6 +283,7 @@ class RewardNetwork(tf.keras.Model):
             "hidden_units": self.hidden_units,
             "embedding_units": self.encoder.units,
             "aggregation": self.aggregation,
+            "normalize_goal": self.normalize_goal,
             "name": self.name,
         }
 

@@ -50,6 +50,7 @@ class TrainingConfig:
     patience: int = 15
     positive_ratio: float | None = 0.2
     hidden_units: int = 100
+    normalize_goal: bool = False  # gates on the L2-normalised goal embedding (GatedAttention)
     validation_fraction: float = 0.1
     seed: int = 0
     max_training_seconds: float | None = None  # stop after the epoch that exceeds it (all sessions)
@@ -59,10 +60,15 @@ class TrainingConfig:
         return self.learning_rate or DEFAULT_LEARNING_RATE[self.architecture]
 
 
+#: RewardNetwork config keys added after runs were made, with the value those runs had.
+CONFIG_ADDED_LATER = {"normalize_goal": False}
+
+
 def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) -> None:
     """Raises ValueError naming what differs between a run's ``network.json`` and the network
     a resuming command builds (e.g. another goal set gives another vocabulary)."""
     differences = []
+    stored = {**CONFIG_ADDED_LATER, **stored}  # a network.json written before the key existed
     for key in sorted(set(stored) | set(wanted)):
         old, new = stored.get(key), wanted.get(key)
         if old == new or key == "name":  # Keras numbers the names of models built later
@@ -219,6 +225,7 @@ class SupervisedTrainer:
             self.vocabulary.max_length,
             num_objects,
             hidden_units=config.hidden_units,
+            normalize_goal=config.normalize_goal,
         )
         self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
         self._step = make_train_step(self.network, self.optimizer)

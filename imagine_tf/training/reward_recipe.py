@@ -32,6 +32,7 @@ def train_reward_model(
     patience: int = 15,
     positive_ratio: float | None = 0.2,
     hidden_units: int = 100,
+    normalize_goal: bool = False,
     seed: int = 0,
     max_training_seconds: float | None = None,
     max_train_episodes: int | None = None,
@@ -55,6 +56,7 @@ def train_reward_model(
         patience=patience,
         positive_ratio=positive_ratio,
         hidden_units=hidden_units,
+        normalize_goal=normalize_goal,
         seed=seed,
         max_training_seconds=max_training_seconds,
     )

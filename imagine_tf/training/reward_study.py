@@ -65,6 +65,7 @@ def run_reward_study(
     progress: bool = True,
     command: str | None = None,
     goal_set: str | None = None,
+    normalize_goal: bool = False,
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
@@ -72,7 +73,8 @@ def run_reward_study(
     every epoch for early stopping (a smaller fraction makes epochs cheaper: MA-pairs scores
     2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
     each run's ``command.txt`` (and in the report). ``goal_set`` overrides the study's goal
-    set (e.g. ``grasp``: the first protocol of the two-object study).
+    set (e.g. ``grasp``: the first protocol of the two-object study). ``normalize_goal``: the
+    networks' gates read the L2-normalised goal embedding (`GatedAttention`).
     """
     from imagine_tf.reward.supervised_training import (
         SupervisedTrainer,
@@ -95,7 +97,8 @@ def run_reward_study(
                 (run_dir / "command.txt").write_text(command + "\n")
             config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs,
                                     max_training_seconds=max_training_seconds,
-                                    validation_fraction=validation_fraction)  # fmt: skip
+                                    validation_fraction=validation_fraction,
+                                    normalize_goal=normalize_goal)  # fmt: skip
             with RunLock(run_dir):
                 SupervisedTrainer(data, config, run_dir).train(progress=progress)
     return collect_study(root)
@@ -122,6 +125,7 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
                 "run": str(path.parent.relative_to(root_dir)),
                 "architecture": metrics["config"]["architecture"],
                 "seed": metrics["config"]["seed"],
+                "normalize_goal": metrics["config"].get("normalize_goal", False),
                 "epochs": metrics["epochs"],
                 "training_seconds": metrics["training_seconds"],
                 "best_epoch": metrics.get("best_epoch"),
@@ -137,8 +141,9 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
 
 def _aggregate(runs: Iterable[dict]) -> dict:
     by_architecture: dict[str, list[dict]] = {}
-    for run in runs:
-        by_architecture.setdefault(run["architecture"], []).append(run)
+    for run in runs:  # runs with the normalised goal gate apart: "ma+norm"
+        name = run["architecture"] + ("+norm" if run.get("normalize_goal") else "")
+        by_architecture.setdefault(name, []).append(run)
     table = {}
     for architecture, rows in by_architecture.items():
         entry = {"seeds": len(rows)}
