@@ -6,7 +6,8 @@ best **validation** F1 (mean over training goals on held-out training episodes):
 records that float as the trial's objective. The test states are never used for selection.
 
 Search space: learning rate (log-uniform 1e-4…3e-3), hidden width {50, 100, 200}, batch size
-{256, 512}, positive ratio (0.1…0.5). Tuners: random search or Hyperband (whose "epochs" are
+{256, 512}, positive ratio (0.1…0.5), the normalised goal gate on or off (`normalize_goal`; not
+for FC, which has no gate). Tuners: random search or Hyperband (whose "epochs" are
 reward epochs of `batches_per_epoch` batches). The search is resumable: trials already in
 `<root_dir>/<project>` are kept.
 """
@@ -49,11 +50,13 @@ class RewardHyperModel(keras_tuner.HyperModel):
         hp.Float("learning_rate", 1e-4, 3e-3, sampling="log")
         hp.Choice("batch_size", [256, 512])
         hp.Float("positive_ratio", 0.1, 0.5)
+        gated = self.architecture != "fc"  # FC has no attention gate to normalise
         return RewardNetwork(
             self.architecture,
             self.vocabulary.words[1:],
             self.vocabulary.max_length,
             hidden_units=hp.Choice("hidden_units", [50, 100, 200]),
+            normalize_goal=hp.Boolean("normalize_goal") if gated else False,
         )
 
     def fit(
@@ -65,6 +68,7 @@ class RewardHyperModel(keras_tuner.HyperModel):
             batch_size=hp.get("batch_size"),
             positive_ratio=hp.get("positive_ratio"),
             hidden_units=hp.get("hidden_units"),
+            normalize_goal=hp.values.get("normalize_goal", False),
             batches_per_epoch=self.batches_per_epoch,
             max_epochs=epochs or self.max_epochs,
             patience=epochs or self.max_epochs,
@@ -137,7 +141,8 @@ def tune_reward_model(
 
 def format_results(results: list[dict]) -> str:
     """A table of trials, best first."""
-    columns = ["trial", OBJECTIVE, "learning_rate", "hidden_units", "batch_size", "positive_ratio"]
+    columns = ["trial", OBJECTIVE, "learning_rate", "hidden_units", "batch_size", "positive_ratio",
+               "normalize_goal"]  # fmt: skip
     lines = ["  ".join(f"{c:>14}" for c in columns)]
     for row in results:
         cells = []
