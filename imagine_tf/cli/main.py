@@ -282,6 +282,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         command=_study_command(args),
         goal_set=args.goal_set,
         normalize_goal=args.normalize_goal,
+        pair_gate=args.pair_gate,
     )
     print(format_study(report))
     return 0
@@ -299,6 +300,8 @@ def _study_command(args: argparse.Namespace) -> str:
             parts.append(f"{flag} {value}")
     if args.normalize_goal:
         parts.append("--normalize-goal")
+    if args.pair_gate != "per_slot":
+        parts.append(f"--pair-gate {args.pair_gate}")
     return " ".join(parts)
 
 
@@ -623,6 +626,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="gates read the L2-normalised goal embedding (not in the paper)",
     )
+    study.add_argument("--pair-gate", choices=("per_slot", "shared"), default="per_slot",
+                       help="MA-pairs: one gate per input value, or MA's gate for both objects")  # fmt: skip
     study.add_argument("--goal-set", choices=GOAL_SETS,
                        help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
     study.add_argument("--config", default="scripted_mixture", help="dataset config")

@@ -13,6 +13,11 @@ REFERENCE_FACTS §5.1 (s = 240-d state for N = 3, g = the 100-d LSTM embedding, 
   Δobj_j] (162 values), gated by α = σ(Dense(162)(g)). A pair has no natural order, so each
   module scores both orders and keeps the larger: p_ij = max(f(x_ij), f(x_ji)). This keeps
   the paper's C(N, 2) modules *and* makes the network invariant to permutations of objects.
+  ``pair_gate`` chooses the gate (the paper does not say, REFERENCE_FACTS ambiguity 15):
+  ``"per_slot"`` (default) learns one gate per input value, α = σ(Dense(162)(g));
+  ``"shared"`` learns MA's gate, α = σ(Dense(84)(g)) over [body, Δbody, obj, Δobj], and applies
+  its object part to both objects, so a word means the same features in either slot. In the
+  two-object study the shared gate lifts the one-object test F1 (docs/reward.md).
 
 Parameter counts for N = 3 (tested): MA head 17,085; FA 48,441; FC 34,201; OR 353 (frozen);
 the Keras LSTM has 60,800 (one bias vector, as TF1's BasicLSTMCell).
@@ -45,6 +50,7 @@ from imagine_tf.networks.or_network import OrNetwork
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
 
 ARCHITECTURES = ("ma", "fa", "fc", "ma_pairs")
+PAIR_GATES = ("per_slot", "shared")
 OBJECT_INPUT_DIM = 2 * BODY_DIM + 2 * OBJECT_DIM  # 84
 PAIR_INPUT_DIM = 2 * BODY_DIM + 4 * OBJECT_DIM  # 162
 
@@ -60,6 +66,9 @@ class RewardNetwork(tf.keras.Model):
       hidden_units: width of the hidden layer (100).
       embedding_units: LSTM width (100).
       aggregation: "or" (pretrained OR net) or "max", for MA and MA-pairs.
+      normalize_goal: the gates read the L2-normalised goal embedding (`GatedAttention`).
+      pair_gate: MA-pairs' gate, "per_slot" (162 values) or "shared" (84 values, the same for
+        both objects of a pair); MA, FA and FC accept only "per_slot".
     """
 
     def __init__(
@@ -72,6 +81,7 @@ class RewardNetwork(tf.keras.Model):
         embedding_units: int = 100,
         aggregation: str = "or",
         normalize_goal: bool = False,
+        pair_gate: str = "per_slot",
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -79,6 +89,12 @@ class RewardNetwork(tf.keras.Model):
             raise ValueError(f"architecture must be one of {ARCHITECTURES}, got {architecture!r}.")
         if architecture == "ma_pairs" and num_objects < 2:
             raise ValueError(f"ma_pairs needs num_objects >= 2, got {num_objects}.")
+        if pair_gate not in PAIR_GATES or (pair_gate != "per_slot" and architecture != "ma_pairs"):
+            raise ValueError(
+                f"pair_gate must be one of {PAIR_GATES} for ma_pairs and 'per_slot' for the "
+                f"others; got {pair_gate!r} for {architecture!r}."
+            )
+        self.pair_gate = pair_gate
         self.architecture = architecture
         self.num_objects = int(num_objects)
         self.hidden_units = int(hidden_units)
@@ -89,7 +105,8 @@ class RewardNetwork(tf.keras.Model):
         if architecture == "ma":
             self.attention = GatedAttention(OBJECT_INPUT_DIM, self.normalize_goal, name="attention")
         elif architecture == "ma_pairs":
-            self.attention = GatedAttention(PAIR_INPUT_DIM, self.normalize_goal, name="attention")
+            gate_dim = OBJECT_INPUT_DIM if pair_gate == "shared" else PAIR_INPUT_DIM
+            self.attention = GatedAttention(gate_dim, self.normalize_goal, name="attention")
         elif architecture == "fa":
             self.attention = GatedAttention(state_dim, self.normalize_goal, name="attention")
         else:
@@ -124,10 +141,16 @@ class RewardNetwork(tf.keras.Model):
         if self.architecture == "ma":
             return self._module(object_inputs(state, self.num_objects), goal_embedding)
         if self.architecture == "ma_pairs":
-            return self._pair_probabilities(
-                state, self.attention.attention_vector(goal_embedding), per_goal=False
-            )
+            return self._pair_probabilities(state, self._pair_attention(goal_embedding), False)
         raise ValueError(f"{self.architecture!r} has no modules.")
+
+    def _pair_attention(self, goal_embedding: tf.Tensor) -> tf.Tensor:
+        """α [B, 162] of goal embeddings [B, E]; the shared gate repeats its object part."""
+        attention = self.attention.attention_vector(goal_embedding)
+        if self.pair_gate == "per_slot":
+            return attention
+        body, obj = attention[..., : 2 * BODY_DIM], attention[..., 2 * BODY_DIM :]
+        return tf.concat([body, obj, obj], axis=-1)
 
     def _pair_probabilities(
         self, state: tf.Tensor, attention: tf.Tensor, per_goal: bool
@@ -214,10 +237,11 @@ class RewardNetwork(tf.keras.Model):
             goal_part = tf.matmul(goal_embeddings, kernel[state_dim:]) + bias  # [G, H]
             hidden = tf.nn.relu(state_part[:, None, :] + goal_part[None, :, :])  # [S, G, H]
             return tf.sigmoid(self.readout(hidden)[..., 0])
-        attention = self.attention.attention_vector(goal_embeddings)  # [G, F]
         if self.architecture == "ma_pairs":
+            attention = self._pair_attention(goal_embeddings)  # [G, 162]
             probabilities = self._pair_probabilities(state, attention, per_goal=True)
             return self._or_over_modules(probabilities)  # [S, G]
+        attention = self.attention.attention_vector(goal_embeddings)  # [G, F]
         if self.architecture == "ma" and playground_states:
             return self._or_over_modules(
                 tf.sigmoid(self._scan_playground_objects(state, attention))
@@ -284,6 +308,7 @@ class RewardNetwork(tf.keras.Model):
             "embedding_units": self.encoder.units,
             "aggregation": self.aggregation,
             "normalize_goal": self.normalize_goal,
+            "pair_gate": self.pair_gate,
             "name": self.name,
         }
 

@@ -51,6 +51,7 @@ class TrainingConfig:
     positive_ratio: float | None = 0.2
     hidden_units: int = 100
     normalize_goal: bool = False  # gates on the L2-normalised goal embedding (GatedAttention)
+    pair_gate: str = "per_slot"  # MA-pairs: "shared" applies MA's 84-value gate to both objects
     validation_fraction: float = 0.1
     seed: int = 0
     max_training_seconds: float | None = None  # stop after the epoch that exceeds it (all sessions)
@@ -61,7 +62,7 @@ class TrainingConfig:
 
 
 #: RewardNetwork config keys added after runs were made, with the value those runs had.
-CONFIG_ADDED_LATER = {"normalize_goal": False}
+CONFIG_ADDED_LATER = {"normalize_goal": False, "pair_gate": "per_slot"}
 
 
 def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) -> None:
@@ -226,6 +227,7 @@ class SupervisedTrainer:
             num_objects,
             hidden_units=config.hidden_units,
             normalize_goal=config.normalize_goal,
+            pair_gate=config.pair_gate,
         )
         self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
         self._step = make_train_step(self.network, self.optimizer)

@@ -33,6 +33,7 @@ def train_reward_model(
     positive_ratio: float | None = 0.2,
     hidden_units: int = 100,
     normalize_goal: bool = False,
+    pair_gate: str = "per_slot",
     seed: int = 0,
     max_training_seconds: float | None = None,
     max_train_episodes: int | None = None,
@@ -57,6 +58,7 @@ def train_reward_model(
         positive_ratio=positive_ratio,
         hidden_units=hidden_units,
         normalize_goal=normalize_goal,
+        pair_gate=pair_gate,
         seed=seed,
         max_training_seconds=max_training_seconds,
     )

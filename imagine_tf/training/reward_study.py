@@ -66,6 +66,7 @@ def run_reward_study(
     command: str | None = None,
     goal_set: str | None = None,
     normalize_goal: bool = False,
+    pair_gate: str = "per_slot",
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
@@ -74,7 +75,8 @@ def run_reward_study(
     2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
     each run's ``command.txt`` (and in the report). ``goal_set`` overrides the study's goal
     set (e.g. ``grasp``: the first protocol of the two-object study). ``normalize_goal``: the
-    networks' gates read the L2-normalised goal embedding (`GatedAttention`).
+    networks' gates read the L2-normalised goal embedding (`GatedAttention`). ``pair_gate``:
+    MA-pairs' gate, "per_slot" or "shared" (`RewardNetwork`).
     """
     from imagine_tf.reward.supervised_training import (
         SupervisedTrainer,
@@ -98,7 +100,8 @@ def run_reward_study(
             config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs,
                                     max_training_seconds=max_training_seconds,
                                     validation_fraction=validation_fraction,
-                                    normalize_goal=normalize_goal)  # fmt: skip
+                                    normalize_goal=normalize_goal,
+                                    pair_gate=pair_gate if architecture == "ma_pairs" else "per_slot")  # fmt: skip
             with RunLock(run_dir):
                 SupervisedTrainer(data, config, run_dir).train(progress=progress)
     return collect_study(root)
@@ -126,6 +129,7 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
                 "architecture": metrics["config"]["architecture"],
                 "seed": metrics["config"]["seed"],
                 "normalize_goal": metrics["config"].get("normalize_goal", False),
+                "pair_gate": metrics["config"].get("pair_gate", "per_slot"),
                 "epochs": metrics["epochs"],
                 "training_seconds": metrics["training_seconds"],
                 "best_epoch": metrics.get("best_epoch"),
@@ -141,8 +145,9 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
 
 def _aggregate(runs: Iterable[dict]) -> dict:
     by_architecture: dict[str, list[dict]] = {}
-    for run in runs:  # runs with the normalised goal gate apart: "ma+norm"
-        name = run["architecture"] + ("+norm" if run.get("normalize_goal") else "")
+    for run in runs:  # variants apart: "ma+norm", "ma_pairs+shared+norm"
+        name = run["architecture"] + ("+shared" if run.get("pair_gate") == "shared" else "")
+        name += "+norm" if run.get("normalize_goal") else ""
         by_architecture.setdefault(name, []).append(run)
     table = {}
     for architecture, rows in by_architecture.items():

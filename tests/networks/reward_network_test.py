@@ -213,3 +213,42 @@ def test_the_normalised_goal_gate_keeps_the_parameters_and_the_invariances(archi
         np.testing.assert_allclose(
             normalised({"state": permuted, "goal": GOALS}), normalised(inputs), atol=1e-6
         )
+
+
+def test_the_shared_pair_gate_uses_one_object_gate_for_both_slots():
+    from imagine_tf.networks.deep_sets import pair_inputs
+
+    network = make("ma_pairs", num_objects=4, seed=6, pair_gate="shared")
+    scene_states = states(num_objects=4)
+    inputs = {"state": scene_states, "goal": GOALS}
+    network(inputs)
+    assert network.attention.gate.kernel.shape == (100, 84)  # MA's gate: 100·84 + 84 fewer
+    per_slot = make("ma_pairs", num_objects=4)
+    per_slot(inputs)
+    assert count(per_slot.trainable_weights) - count(network.trainable_weights) == 7_878
+    embedding = network.encoder(GOALS)
+    alpha = network._pair_attention(embedding).numpy()  # [4, 162]
+    np.testing.assert_array_equal(alpha[:, 6:84], alpha[:, 84:])
+    direct = [
+        tf.sigmoid(network.readout(network.hidden(pair_inputs(scene_states, 4, swap=s)
+                                                  * alpha[:, None, :]))[..., 0]).numpy()
+        for s in (False, True)
+    ]  # fmt: skip
+    by_parts = network.module_probabilities(inputs)
+    np.testing.assert_allclose(by_parts, np.maximum(*direct), atol=1e-5)
+    scanned = network.scan(scene_states, embedding).numpy()
+    np.testing.assert_allclose(np.diagonal(scanned), network(inputs), rtol=1e-4, atol=1e-5)
+    permuted = permute_objects(scene_states, [3, 1, 0, 2], 4)
+    np.testing.assert_allclose(network({"state": permuted, "goal": GOALS}), network(inputs),
+                               atol=1e-6)  # fmt: skip
+    clone = RewardNetwork.from_config(network.get_config())
+    clone(inputs)
+    clone.set_weights(network.get_weights())
+    np.testing.assert_allclose(clone(inputs), network(inputs), atol=1e-6)
+    assert clone.get_config()["pair_gate"] == "shared"
+
+
+@pytest.mark.parametrize("architecture, pair_gate", [("ma", "shared"), ("ma_pairs", "both")])
+def test_a_pair_gate_other_than_per_slot_needs_ma_pairs(architecture, pair_gate):
+    with pytest.raises(ValueError, match="pair_gate must be one of"):
+        make(architecture, pair_gate=pair_gate)
