@@ -17,7 +17,8 @@ REFERENCE_FACTS §5.1 (s = 240-d state for N = 3, g = the 100-d LSTM embedding, 
   ``"per_slot"`` (default) learns one gate per input value, α = σ(Dense(162)(g));
   ``"shared"`` learns MA's gate, α = σ(Dense(84)(g)) over [body, Δbody, obj, Δobj], and applies
   its object part to both objects, so a word means the same features in either slot. In the
-  two-object study the shared gate lifts the one-object test F1 (docs/reward.md).
+  two-object study it raises the one-object test F1 and lowers the two-object train F1
+  (docs/reward.md).
 
 Parameter counts for N = 3 (tested): MA head 17,085; FA 48,441; FC 34,201; OR 353 (frozen);
 the Keras LSTM has 60,800 (one bias vector, as TF1's BasicLSTMCell).
@@ -141,7 +142,8 @@ class RewardNetwork(tf.keras.Model):
         if self.architecture == "ma":
             return self._module(object_inputs(state, self.num_objects), goal_embedding)
         if self.architecture == "ma_pairs":
-            return self._pair_probabilities(state, self._pair_attention(goal_embedding), False)
+            attention = self._pair_attention(goal_embedding)
+            return self._pair_probabilities(state, attention, per_goal=False)
         raise ValueError(f"{self.architecture!r} has no modules.")
 
     def _pair_attention(self, goal_embedding: tf.Tensor) -> tf.Tensor:

@@ -7,8 +7,8 @@ records that float as the trial's objective. The test states are never used for 
 
 Search space: learning rate (log-uniform 1e-4…3e-3), hidden width {50, 100, 200}, batch size
 {256, 512}, positive ratio (0.1…0.5), the normalised goal gate on or off (`normalize_goal`; not
-for FC, which has no gate), and for MA-pairs the pair gate ("per_slot" or "shared"). Tuners: random search or Hyperband (whose "epochs" are
-reward epochs of `batches_per_epoch` batches). The search is resumable: trials already in
+for FC, which has no gate), and for MA-pairs the pair gate ("per_slot" or "shared"). Tuners:
+random search or Hyperband (whose "epochs" are reward epochs of `batches_per_epoch` batches). The search is resumable: trials already in
 `<root_dir>/<project>` are kept.
 """
 
