@@ -276,6 +276,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         seeds=args.seeds,
         architectures=args.arch,
         max_epochs=args.max_epochs,
+        patience=args.patience,
         max_training_seconds=args.max_seconds,
         max_test_episodes=args.max_test_episodes,
         validation_fraction=args.validation_fraction,
@@ -291,7 +292,8 @@ def _reward_study_command(args: argparse.Namespace) -> int:
 def _study_command(args: argparse.Namespace) -> str:
     """The `reward study` command line of these arguments (one seed per run is recorded)."""
     parts = ["imagine-tf reward study", f"--study {args.study}", f"--root-dir {args.root_dir}",
-             f"--max-epochs {args.max_epochs}", f"--validation-fraction {args.validation_fraction}"]  # fmt: skip
+             f"--max-epochs {args.max_epochs}", f"--patience {args.patience}",
+             f"--validation-fraction {args.validation_fraction}"]  # fmt: skip
     for flag, value in (("--arch", " ".join(args.arch or [])), ("--seeds", " ".join(map(str, args.seeds))),
                         ("--max-seconds", args.max_seconds), ("--max-test-episodes", args.max_test_episodes),
                         ("--threads", args.threads), ("--dataset-dir", args.dataset_dir),
@@ -616,6 +618,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="default: ma fa fc (generalization) or ma_pairs (two_object)")  # fmt: skip
     study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     study.add_argument("--max-epochs", type=int, default=100, help="epochs of 200 batches per run")
+    study.add_argument("--patience", type=int, default=15,
+                       help="epochs without a better validation F1 before a run stops")  # fmt: skip
     study.add_argument("--max-seconds", type=float, help="training time budget per run")
     study.add_argument("--max-test-episodes", type=int, help="held-out episodes scored for F1")
     study.add_argument("--validation-fraction", type=float, default=0.1,

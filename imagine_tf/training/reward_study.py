@@ -59,6 +59,7 @@ def run_reward_study(
     seeds: Sequence[int] = (0, 1, 2),
     architectures: Sequence[str] | None = None,
     max_epochs: int = 100,
+    patience: int = 15,
     max_training_seconds: float | None = None,
     max_test_episodes: int | None = None,
     validation_fraction: float = 0.1,
@@ -70,6 +71,8 @@ def run_reward_study(
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
+    Each run trains for at most ``max_epochs`` epochs and stops after ``patience`` epochs
+    without a better validation F1 (`TrainingConfig`).
     ``validation_fraction`` of the training episodes give the validation states scored after
     every epoch for early stopping (a smaller fraction makes epochs cheaper: MA-pairs scores
     2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
@@ -97,7 +100,7 @@ def run_reward_study(
             if command:
                 run_dir.mkdir(parents=True, exist_ok=True)
                 (run_dir / "command.txt").write_text(command + "\n")
-            config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs,
+            config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs, patience=patience,
                                     max_training_seconds=max_training_seconds,
                                     validation_fraction=validation_fraction,
                                     normalize_goal=normalize_goal,

@@ -138,11 +138,12 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     )  # fmt: skip
     assert code == 0 and "validation_f1" in out and (tune_dir / "tuning_results_fc.json").exists()
     study_dir = tmp_path / "study"
-    study = ["reward", "study", "--arch", "fc", "--seeds", "0", "1", "--max-seconds", "0.01",
+    study = ["reward", "study", "--arch", "fc", "--seeds", "0", "1", "--max-seconds", "0.01", "--patience", "3",
              "--config", "tiny", "--data-dir", str(data_dir), "--root-dir", str(study_dir)]  # fmt: skip
     code, out, _ = run(capsys, *study)
     assert code == 0 and "| fc | 2 |" in out
     first = (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns
+    assert json.loads((study_dir / "fc_s0" / "metrics.json").read_text())["config"]["patience"] == 3
     assert run(capsys, *study)[0] == 0  # resumes: finished runs are not retrained
     assert (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns == first
     report_file, plot_file = tmp_path / "reward_f1.json", tmp_path / "reward_f1.png"
