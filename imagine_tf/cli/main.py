@@ -630,8 +630,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="gates read the L2-normalised goal embedding (not in the paper)",
     )
-    study.add_argument("--pair-gate", choices=("per_slot", "shared"), default="per_slot",
-                       help="MA-pairs: one gate per input value, or MA's gate for both objects")  # fmt: skip
+    # RewardNetwork's PAIR_GATES, spelled out: the CLI does not import TensorFlow to parse flags.
+    study.add_argument("--pair-gate", choices=("per_slot", "shared", "residual"), default="per_slot",
+                       help="MA-pairs: one gate per input value, MA's gate for both objects, or "
+                            "MA's gate plus a second-slot term (residual)")  # fmt: skip
     study.add_argument("--goal-set", choices=GOAL_SETS,
                        help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
     study.add_argument("--config", default="scripted_mixture", help="dataset config")

@@ -68,14 +68,18 @@ class GatedAttention(tf.keras.layers.Layer):
         super().__init__(**kwargs)
         self.feature_dim = int(feature_dim)
         self.normalize_goal = bool(normalize_goal)
-        self.gate = he_uniform_dense(self.feature_dim, activation="sigmoid", name="gate")
+        self.gate = he_uniform_dense(self.feature_dim, name="gate")  # logits; σ below
+
+    def gate_input(self, goal_embedding: tf.Tensor) -> tf.Tensor:
+        """What the gate reads: g, or ĝ = √G · g / ‖g‖ with ``normalize_goal``; [B, G]."""
+        if not self.normalize_goal:
+            return goal_embedding
+        width = tf.cast(tf.shape(goal_embedding)[-1], goal_embedding.dtype)
+        return tf.math.l2_normalize(goal_embedding, axis=-1) * tf.sqrt(width)
 
     def attention_vector(self, goal_embedding: tf.Tensor) -> tf.Tensor:
         """α [B, F] of goal embeddings [B, G]."""
-        if self.normalize_goal:
-            width = tf.cast(tf.shape(goal_embedding)[-1], goal_embedding.dtype)
-            goal_embedding = tf.math.l2_normalize(goal_embedding, axis=-1) * tf.sqrt(width)
-        return self.gate(goal_embedding)
+        return tf.sigmoid(self.gate(self.gate_input(goal_embedding)))
 
     def call(self, inputs):
         features, goal_embedding = inputs

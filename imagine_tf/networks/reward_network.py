@@ -18,7 +18,10 @@ REFERENCE_FACTS §5.1 (s = 240-d state for N = 3, g = the 100-d LSTM embedding, 
   ``"shared"`` learns MA's gate, α = σ(Dense(84)(g)) over [body, Δbody, obj, Δobj], and applies
   its object part to both objects, so a word means the same features in either slot. In the
   two-object study it raises the one-object test F1 and lowers the two-object train F1
-  (docs/reward.md).
+  (docs/reward.md). ``"residual"``: the shared gate for the body and the first object, and
+  α_2 = σ(W_o ĝ + b_o + W_r ĝ + b_r) for the second, with W_r, b_r starting at zero. It has
+  the per-slot gate's 162 outputs and the same functions (any α_2), but starts shared and
+  trains the shared part W_o from both slots, W_r from the second slot only.
 
 Parameter counts for N = 3 (tested): MA head 17,085; FA 48,441; FC 34,201; OR 353 (frozen);
 the Keras LSTM has 60,800 (one bias vector, as TF1's BasicLSTMCell).
@@ -51,7 +54,7 @@ from imagine_tf.networks.or_network import OrNetwork
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
 
 ARCHITECTURES = ("ma", "fa", "fc", "ma_pairs")
-PAIR_GATES = ("per_slot", "shared")
+PAIR_GATES = ("per_slot", "shared", "residual")
 OBJECT_INPUT_DIM = 2 * BODY_DIM + 2 * OBJECT_DIM  # 84
 PAIR_INPUT_DIM = 2 * BODY_DIM + 4 * OBJECT_DIM  # 162
 
@@ -68,8 +71,9 @@ class RewardNetwork(tf.keras.Model):
       embedding_units: LSTM width (100).
       aggregation: "or" (pretrained OR net) or "max", for MA and MA-pairs.
       normalize_goal: the gates read the L2-normalised goal embedding (`GatedAttention`).
-      pair_gate: MA-pairs' gate, "per_slot" (162 values) or "shared" (84 values, the same for
-        both objects of a pair); MA, FA and FC accept only "per_slot".
+      pair_gate: MA-pairs' gate, "per_slot" (162 values), "shared" (84 values, the same for
+        both objects of a pair) or "residual" (shared plus a second-slot term that starts at
+        zero); MA, FA and FC accept only "per_slot".
     """
 
     def __init__(
@@ -106,8 +110,12 @@ class RewardNetwork(tf.keras.Model):
         if architecture == "ma":
             self.attention = GatedAttention(OBJECT_INPUT_DIM, self.normalize_goal, name="attention")
         elif architecture == "ma_pairs":
-            gate_dim = OBJECT_INPUT_DIM if pair_gate == "shared" else PAIR_INPUT_DIM
+            gate_dim = PAIR_INPUT_DIM if pair_gate == "per_slot" else OBJECT_INPUT_DIM
             self.attention = GatedAttention(gate_dim, self.normalize_goal, name="attention")
+            if pair_gate == "residual":
+                self.second_slot_gate = tf.keras.layers.Dense(
+                    OBJECT_DIM * 2, kernel_initializer="zeros", name="second_slot_gate"
+                )
         elif architecture == "fa":
             self.attention = GatedAttention(state_dim, self.normalize_goal, name="attention")
         else:
@@ -148,11 +156,13 @@ class RewardNetwork(tf.keras.Model):
 
     def _pair_attention(self, goal_embedding: tf.Tensor) -> tf.Tensor:
         """α [B, 162] of goal embeddings [B, E]; the shared gate repeats its object part."""
-        attention = self.attention.attention_vector(goal_embedding)
         if self.pair_gate == "per_slot":
-            return attention
-        body, obj = attention[..., : 2 * BODY_DIM], attention[..., 2 * BODY_DIM :]
-        return tf.concat([body, obj, obj], axis=-1)
+            return self.attention.attention_vector(goal_embedding)
+        gate_input = self.attention.gate_input(goal_embedding)
+        logits = self.attention.gate(gate_input)  # [B, 84]
+        body, obj = logits[..., : 2 * BODY_DIM], logits[..., 2 * BODY_DIM :]
+        second = obj + self.second_slot_gate(gate_input) if self.pair_gate == "residual" else obj
+        return tf.sigmoid(tf.concat([body, obj, second], axis=-1))
 
     def _pair_probabilities(
         self, state: tf.Tensor, attention: tf.Tensor, per_goal: bool
@@ -334,8 +344,11 @@ class RewardNetwork(tf.keras.Model):
             )
         other = RewardNetwork.from_config({**self.get_config(), "num_objects": num_objects})
         other(example_inputs(num_objects, self.encoder.max_length))
-        for mine, theirs in ((self.encoder, other.encoder), (self.attention, other.attention),
-                             (self.hidden, other.hidden), (self.readout, other.readout)):  # fmt: skip
+        layers = [(self.encoder, other.encoder), (self.attention, other.attention),
+                  (self.hidden, other.hidden), (self.readout, other.readout)]  # fmt: skip
+        if self.pair_gate == "residual":
+            layers.append((self.second_slot_gate, other.second_slot_gate))
+        for mine, theirs in layers:
             theirs.set_weights(mine.get_weights())
         return other
 

@@ -51,7 +51,7 @@ class TrainingConfig:
     positive_ratio: float | None = 0.2
     hidden_units: int = 100
     normalize_goal: bool = False  # gates on the L2-normalised goal embedding (GatedAttention)
-    pair_gate: str = "per_slot"  # MA-pairs: "shared" applies MA's 84-value gate to both objects
+    pair_gate: str = "per_slot"  # MA-pairs: "shared" / "residual" (`RewardNetwork`)
     validation_fraction: float = 0.1
     seed: int = 0
     max_training_seconds: float | None = None  # stop after the epoch that exceeds it (all sessions)

@@ -79,7 +79,7 @@ def run_reward_study(
     each run's ``command.txt`` (and in the report). ``goal_set`` overrides the study's goal
     set (e.g. ``grasp``: the first protocol of the two-object study). ``normalize_goal``: the
     networks' gates read the L2-normalised goal embedding (`GatedAttention`). ``pair_gate``:
-    MA-pairs' gate, "per_slot" or "shared" (`RewardNetwork`).
+    MA-pairs' gate, "per_slot", "shared" or "residual" (`RewardNetwork`).
     """
     from imagine_tf.reward.supervised_training import (
         SupervisedTrainer,
@@ -149,7 +149,8 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
 def _aggregate(runs: Iterable[dict]) -> dict:
     by_architecture: dict[str, list[dict]] = {}
     for run in runs:  # variants apart: "ma+norm", "ma_pairs+shared+norm"
-        name = run["architecture"] + ("+shared" if run.get("pair_gate") == "shared" else "")
+        gate = run.get("pair_gate", "per_slot")
+        name = run["architecture"] + ("" if gate == "per_slot" else f"+{gate}")
         name += "+norm" if run.get("normalize_goal") else ""
         by_architecture.setdefault(name, []).append(run)
     table = {}

@@ -7,7 +7,7 @@ records that float as the trial's objective. The test states are never used for 
 
 Search space: learning rate (log-uniform 1e-4…3e-3), hidden width {50, 100, 200}, batch size
 {256, 512}, positive ratio (0.1…0.5), the normalised goal gate on or off (`normalize_goal`; not
-for FC, which has no gate), and for MA-pairs the pair gate ("per_slot" or "shared"). Tuners:
+for FC, which has no gate), and for MA-pairs the pair gate ("per_slot", "shared" or "residual"). Tuners:
 random search or Hyperband (whose "epochs" are reward epochs of `batches_per_epoch` batches). The search is resumable: trials already in
 `<root_dir>/<project>` are kept.
 """
@@ -21,7 +21,7 @@ import keras_tuner
 
 from imagine_tf.data.supervised import SupervisedData
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.networks.reward_network import PAIR_GATES, RewardNetwork
 from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
 
 OBJECTIVE = "validation_f1"
@@ -57,7 +57,7 @@ class RewardHyperModel(keras_tuner.HyperModel):
             self.vocabulary.max_length,
             hidden_units=hp.Choice("hidden_units", [50, 100, 200]),
             normalize_goal=hp.Boolean("normalize_goal") if gated else False,
-            pair_gate=(hp.Choice("pair_gate", ["per_slot", "shared"])
+            pair_gate=(hp.Choice("pair_gate", list(PAIR_GATES))
                        if self.architecture == "ma_pairs" else "per_slot"),
         )  # fmt: skip
 

@@ -216,19 +216,47 @@ def test_the_normalised_goal_gate_keeps_the_parameters_and_the_invariances(archi
 
 
 def test_the_shared_pair_gate_uses_one_object_gate_for_both_slots():
+    network = make("ma_pairs", num_objects=4, seed=6, pair_gate="shared")
+    network({"state": states(num_objects=4), "goal": GOALS})
+    assert network.attention.gate.kernel.shape == (100, 84)  # MA's gate: 100·84 + 84 fewer
+    per_slot = make("ma_pairs", num_objects=4)
+    per_slot({"state": states(num_objects=4), "goal": GOALS})
+    assert count(per_slot.trainable_weights) - count(network.trainable_weights) == 7_878
+    alpha = network._pair_attention(network.encoder(GOALS)).numpy()  # [4, 162]
+    np.testing.assert_array_equal(alpha[:, 6:84], alpha[:, 84:])
+
+
+def test_the_residual_pair_gate_starts_shared_and_has_the_per_slot_size():
+    network = make("ma_pairs", seed=6, pair_gate="residual")
+    network({"state": states(), "goal": GOALS})
+    head = count(network.trainable_weights) - count(network.encoder.trainable_weights)
+    assert head == 32_763  # the per-slot count: 84 + 78 gate outputs instead of 162
+    embedding = network.encoder(GOALS)
+    alpha = network._pair_attention(embedding).numpy()
+    np.testing.assert_array_equal(alpha[:, 6:84], alpha[:, 84:])  # W_r = 0, b_r = 0 at the start
+    rng = np.random.default_rng(1)
+    network.second_slot_gate.set_weights([rng.normal(size=(100, 78)), rng.normal(size=78)])
+    alpha = network._pair_attention(embedding).numpy()
+    logits = network.attention.gate(embedding).numpy()[:, 6:] + network.second_slot_gate(embedding)
+    np.testing.assert_allclose(alpha[:, 84:], tf.sigmoid(logits), atol=1e-6)
+    np.testing.assert_array_equal(alpha[:, 6:84], tf.sigmoid(network.attention.gate(embedding)
+                                                             )[:, 6:])  # fmt: skip
+    assert np.abs(alpha[:, 84:] - alpha[:, 6:84]).max() > 0.1
+
+
+@pytest.mark.parametrize("pair_gate", ["shared", "residual"])
+def test_a_pair_gate_keeps_the_pair_module_scan_and_invariance(pair_gate):
     from imagine_tf.networks.deep_sets import pair_inputs
 
-    network = make("ma_pairs", num_objects=4, seed=6, pair_gate="shared")
+    network = make("ma_pairs", num_objects=4, seed=6, pair_gate=pair_gate)
     scene_states = states(num_objects=4)
     inputs = {"state": scene_states, "goal": GOALS}
     network(inputs)
-    assert network.attention.gate.kernel.shape == (100, 84)  # MA's gate: 100·84 + 84 fewer
-    per_slot = make("ma_pairs", num_objects=4)
-    per_slot(inputs)
-    assert count(per_slot.trainable_weights) - count(network.trainable_weights) == 7_878
+    if pair_gate == "residual":  # a second-slot term that is not zero
+        rng = np.random.default_rng(2)
+        network.second_slot_gate.set_weights([rng.normal(size=(100, 78)), rng.normal(size=78)])
     embedding = network.encoder(GOALS)
     alpha = network._pair_attention(embedding).numpy()  # [4, 162]
-    np.testing.assert_array_equal(alpha[:, 6:84], alpha[:, 84:])
     direct = [
         tf.sigmoid(network.readout(network.hidden(pair_inputs(scene_states, 4, swap=s)
                                                   * alpha[:, None, :]))[..., 0]).numpy()
@@ -245,7 +273,13 @@ def test_the_shared_pair_gate_uses_one_object_gate_for_both_slots():
     clone(inputs)
     clone.set_weights(network.get_weights())
     np.testing.assert_allclose(clone(inputs), network(inputs), atol=1e-6)
-    assert clone.get_config()["pair_gate"] == "shared"
+    assert clone.get_config()["pair_gate"] == pair_gate
+    three = network.with_num_objects(3)  # the modules' weights, the second-slot term included
+    three_states = tf.concat([scene_states[:, :120], scene_states[:, 159:279]], axis=-1)
+    np.testing.assert_allclose(
+        three.module_probabilities({"state": three_states, "goal": GOALS}),
+        tf.gather(by_parts, [0, 1, 3], axis=-1), atol=1e-6,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("architecture, pair_gate", [("ma", "shared"), ("ma_pairs", "both")])
