@@ -284,6 +284,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         goal_set=args.goal_set,
         normalize_goal=args.normalize_goal,
         pair_gate=args.pair_gate,
+        pair_relations=args.pair_relations,
     )
     print(format_study(report))
     return 0
@@ -304,6 +305,8 @@ def _study_command(args: argparse.Namespace) -> str:
         parts.append("--normalize-goal")
     if args.pair_gate != "per_slot":
         parts.append(f"--pair-gate {args.pair_gate}")
+    if args.pair_relations:
+        parts.append("--pair-relations")
     return " ".join(parts)
 
 
@@ -634,6 +637,9 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--pair-gate", choices=("per_slot", "shared", "residual"), default="per_slot",
                        help="MA-pairs: one gate per input value, MA's gate for both objects, or "
                             "MA's gate plus a second-slot term (residual)")  # fmt: skip
+    study.add_argument("--pair-relations", action="store_true",
+                       help="MA-pairs: the pair input also holds the relation features of the "
+                            "objects' initial positions (not in the paper)")  # fmt: skip
     study.add_argument("--goal-set", choices=GOAL_SETS,
                        help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
     study.add_argument("--config", default="scripted_mixture", help="dataset config")

@@ -2,7 +2,8 @@
 
 The state is s = [o_t, o_t − o_0], with o_t = body (3) + N objects × 39. A Deep Sets module
 sees one object at a time: x_i = [body, Δbody, obj_i, Δobj_i] (3 + 3 + 39 + 39 = 84 values, in
-this order); obj_i = [one-hot type (32), x, y, size, R, G, B, grasped]. A pair module sees x_ij = [body, Δbody, obj_i, Δobj_i, obj_j, Δobj_j] (162 values).
+this order); obj_i = [one-hot type (32), x, y, size, R, G, B, grasped]. A pair module sees x_ij = [body, Δbody, obj_i, Δobj_i, obj_j, Δobj_j] (162 values), and optionally the
+pair's relation features r_ij (`pair_relations`, 4 values).
 Sizes arrive as arguments (this package knows no environment).
 """
 
@@ -17,7 +18,9 @@ from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 BODY_DIM = 3
 OBJECT_DIM = 39
 NUM_TYPES = 32  # an object's first 32 features: its type, one-hot
+POSITION_OFFSET = 32  # an object's x, y features
 RGB_OFFSET = 35  # an object's R, G, B features
+RELATION_DIM = 4  # `pair_relations`
 # The 49 of the 84 per-object input values that can vary in Playground observations: all but
 # Δtype and ΔRGB (zero: types and colours never change within an episode).
 PLAYGROUND_VARYING_INPUTS = [
@@ -62,22 +65,46 @@ def object_pairs(num_objects: int) -> list[tuple[int, int]]:
     return list(itertools.combinations(range(num_objects), 2))
 
 
-def pair_inputs(state: tf.Tensor, num_objects: int, swap: bool = False) -> tf.Tensor:
+def pair_relations(objects: tf.Tensor, first: list[int], second: list[int]) -> tf.Tensor:
+    """Relation features r_ij = [ReLU(p⁰_i − p⁰_j), ReLU(p⁰_j − p⁰_i)] of ordered pairs: [..., P, 4].
+
+    p⁰ = (x, y) − (Δx, Δy) is an object's initial position (the two-object goals are about
+    initial positions, REFERENCE_FACTS §3.5). The difference is split into its positive and
+    negative parts because a sigmoid gate can only scale an input by (0, 1), never flip its
+    sign: with p⁰_i − p⁰_j alone, "right_of" and "left_of" need the same hidden units to
+    respond to opposite signs. With the split, a word's gate selects the direction (right_of:
+    the first value, left_of: the third; above: the second, below: the fourth).
+
+    Args:
+      objects: [..., N, 78] per-object features [obj, Δobj] (`split_state`).
+      first, second: the P ordered pairs' object indices.
+    """
+    x = POSITION_OFFSET
+    initial = objects[..., x : x + 2] - objects[..., OBJECT_DIM + x : OBJECT_DIM + x + 2]
+    difference = tf.gather(initial, first, axis=-2) - tf.gather(initial, second, axis=-2)
+    return tf.concat([tf.nn.relu(difference), tf.nn.relu(-difference)], axis=-1)
+
+
+def pair_inputs(
+    state: tf.Tensor, num_objects: int, swap: bool = False, relations: bool = False
+) -> tf.Tensor:
     """Pair inputs x_ij = [body, Δbody, obj_i, Δobj_i, obj_j, Δobj_j], float [B, C(N,2), 162].
 
-    With ``swap=True`` each pair is given in the other order (obj_j first).
+    With ``swap=True`` each pair is given in the other order (obj_j first); with ``relations``
+    the pair's relation features r_ij (`pair_relations`) follow: [B, C(N,2), 166].
     """
     pairs = object_pairs(num_objects)
     if not pairs:
         raise ValueError(f"Pair inputs need at least 2 objects, got {num_objects}.")
     body, objects = split_state(state, num_objects)
-    first, second = zip(*pairs)
+    first, second = (list(index) for index in zip(*pairs))
     if swap:
         first, second = second, first
     body = tf.tile(body[:, None, :], [1, len(pairs), 1])
-    return tf.concat(
-        [body, tf.gather(objects, first, axis=1), tf.gather(objects, second, axis=1)], axis=-1
-    )
+    parts = [body, tf.gather(objects, first, axis=1), tf.gather(objects, second, axis=1)]
+    if relations:
+        parts.append(pair_relations(objects, first, second))
+    return tf.concat(parts, axis=-1)
 
 
 class DeepSetsTrunk(tf.keras.layers.Layer):

@@ -22,6 +22,12 @@ REFERENCE_FACTS §5.1 (s = 240-d state for N = 3, g = the 100-d LSTM embedding, 
   α_2 = σ(W_o ĝ + b_o + W_r ĝ + b_r) for the second, with W_r, b_r starting at zero. It has
   the per-slot gate's 162 outputs and the same functions (any α_2), but starts shared and
   trains the shared part W_o from both slots, W_r from the second slot only.
+  ``pair_relations`` (default off) appends the pair's relation features r_ij = [ReLU(p⁰_i −
+  p⁰_j), ReLU(p⁰_j − p⁰_i)] of the objects' initial positions (4 values, gated like the
+  rest; `deep_sets.pair_relations`). A sigmoid gate cannot flip the sign of an input, so
+  without them "right_of" and "left_of" ask the same goal-independent hidden layer for
+  opposite functions of the positions; the trained per-slot and residual models answered
+  many relational goals as "something is grasped and X is present" (docs/reward.md).
 
 Parameter counts for N = 3 (tested): MA head 17,085; FA 48,441; FC 34,201; OR 353 (frozen);
 the Keras LSTM has 60,800 (one bias vector, as TF1's BasicLSTMCell).
@@ -45,8 +51,10 @@ from imagine_tf.networks.deep_sets import (
     BODY_DIM,
     OBJECT_DIM,
     PLAYGROUND_VARYING_INPUTS,
+    RELATION_DIM,
     object_inputs,
     object_pairs,
+    pair_relations,
     split_state,
 )
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
@@ -74,6 +82,7 @@ class RewardNetwork(tf.keras.Model):
       pair_gate: MA-pairs' gate, "per_slot" (162 values), "shared" (84 values, the same for
         both objects of a pair) or "residual" (shared plus a second-slot term that starts at
         zero); MA, FA and FC accept only "per_slot".
+      pair_relations: MA-pairs' input also holds the pair's relation features (4 values).
     """
 
     def __init__(
@@ -87,6 +96,7 @@ class RewardNetwork(tf.keras.Model):
         aggregation: str = "or",
         normalize_goal: bool = False,
         pair_gate: str = "per_slot",
+        pair_relations: bool = False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -99,7 +109,13 @@ class RewardNetwork(tf.keras.Model):
                 f"pair_gate must be one of {PAIR_GATES} for ma_pairs and 'per_slot' for the "
                 f"others; got {pair_gate!r} for {architecture!r}."
             )
+        if pair_relations and architecture != "ma_pairs":
+            raise ValueError(
+                f"pair_relations is an input of MA-pairs' pair modules; {architecture!r} has "
+                "no pairs. Use architecture='ma_pairs' or pair_relations=False."
+            )
         self.pair_gate = pair_gate
+        self.pair_relations = bool(pair_relations)
         self.architecture = architecture
         self.num_objects = int(num_objects)
         self.hidden_units = int(hidden_units)
@@ -111,6 +127,7 @@ class RewardNetwork(tf.keras.Model):
             self.attention = GatedAttention(OBJECT_INPUT_DIM, self.normalize_goal, name="attention")
         elif architecture == "ma_pairs":
             gate_dim = PAIR_INPUT_DIM if pair_gate == "per_slot" else OBJECT_INPUT_DIM
+            gate_dim += RELATION_DIM if self.pair_relations else 0
             self.attention = GatedAttention(gate_dim, self.normalize_goal, name="attention")
             if pair_gate == "residual":
                 self.second_slot_gate = tf.keras.layers.Dense(
@@ -155,56 +172,71 @@ class RewardNetwork(tf.keras.Model):
         raise ValueError(f"{self.architecture!r} has no modules.")
 
     def _pair_attention(self, goal_embedding: tf.Tensor) -> tf.Tensor:
-        """α [B, 162] of goal embeddings [B, E]; the shared gate repeats its object part."""
+        """α [B, 162 (+4)] of goal embeddings [B, E]; the shared gate repeats its object part."""
         if self.pair_gate == "per_slot":
             return self.attention.attention_vector(goal_embedding)
         gate_input = self.attention.gate_input(goal_embedding)
-        logits = self.attention.gate(gate_input)  # [B, 84]
-        body, obj = logits[..., : 2 * BODY_DIM], logits[..., 2 * BODY_DIM :]
+        logits = self.attention.gate(gate_input)  # [B, 84 (+4)]
+        body = logits[..., : 2 * BODY_DIM]
+        obj, relation = logits[..., 2 * BODY_DIM : OBJECT_INPUT_DIM], logits[..., OBJECT_INPUT_DIM:]
         second = obj + self.second_slot_gate(gate_input) if self.pair_gate == "residual" else obj
-        return tf.sigmoid(tf.concat([body, obj, second], axis=-1))
+        return tf.sigmoid(tf.concat([body, obj, second, relation], axis=-1))
+
+    @property
+    def pair_input_dim(self) -> int:
+        """Width of a pair module's input: 162, or 166 with the relation features."""
+        return PAIR_INPUT_DIM + (RELATION_DIM if self.pair_relations else 0)
 
     def _pair_probabilities(
         self, state: tf.Tensor, attention: tf.Tensor, per_goal: bool
     ) -> tf.Tensor:
         """max over both orders of σ(module(x_ij)): [B, P], or [S, G, P] if ``per_goal``.
 
-        The first layer of a pair module is linear in its three blocks: for x_ij = [body, obj_i,
+        The first layer of a pair module is linear in its blocks: for x_ij = [body, obj_i,
         obj_j], (x_ij ⊙ α) W = (body ⊙ α_b) W_b + (obj_i ⊙ α_1) W_1 + (obj_j ⊙ α_2) W_2. Each
         object is projected once by W_1 and once by W_2, and the 2 C(N, 2) ordered pairs only
         add projections: 2 N · 78 · H multiply-adds per (state, goal) instead of
-        2 C(N, 2) · 162 · H. ``attention`` α is [B, 162] (one goal per state) or, with
-        ``per_goal``, [G, 162] (every state with every goal, as `scan`).
+        2 C(N, 2) · 162 · H. The relation features (``pair_relations``) add (r_ij ⊙ α_r) W_r
+        per ordered pair; r_ji is r_ij with its halves swapped. ``attention`` α is [B, 162 (+4)]
+        (one goal per state) or, with ``per_goal``, [G, 162 (+4)] (every state with every goal,
+        as `scan`).
         """
         if not self.hidden.built:
-            self.hidden.build((None, PAIR_INPUT_DIM))
+            self.hidden.build((None, self.pair_input_dim))
         body, objects = split_state(state, self.num_objects)  # [S, 6], [S, N, 78]
         blocks = (
             slice(0, 2 * BODY_DIM),
             slice(2 * BODY_DIM, OBJECT_INPUT_DIM),
-            slice(OBJECT_INPUT_DIM, None),
+            slice(OBJECT_INPUT_DIM, PAIR_INPUT_DIM),
+            slice(PAIR_INPUT_DIM, None),
         )
-        kernel = self.hidden.kernel  # [162, H]
-        if per_goal:  # one gated kernel per goal, [G, 162, H]
+        kernel = self.hidden.kernel  # [162 (+4), H]
+        if per_goal:  # one gated kernel per goal, [G, 162 (+4), H]
             gated = attention[:, :, None] * kernel[None]
+
+            def project(features, block, pattern):  # features [S, (N|P), f] -> [S, G, (N|P), H]
+                return tf.einsum(pattern, features, gated[:, block])
+
             body_part = tf.einsum("sf,gfh->sgh", body, gated[:, blocks[0]])
-            first, second = (
-                tf.einsum("snf,gfh->sgnh", objects, gated[:, block]) for block in blocks[1:]
-            )
+            pattern = "snf,gfh->sgnh"
         else:
+
+            def project(features, block, pattern):  # features [B, (N|P), f] -> [B, (N|P), H]
+                return tf.einsum(pattern, features * attention[:, None, block], kernel[block])
+
             body_part = tf.matmul(body * attention[:, blocks[0]], kernel[blocks[0]])
-            first, second = (
-                tf.einsum("bnf,fh->bnh", objects * attention[:, None, block], kernel[block])
-                for block in blocks[1:]
-            )
+            pattern = "bnf,fh->bnh"
+        first, second = (project(objects, block, pattern) for block in blocks[1:3])
         i, j = (list(index) for index in zip(*object_pairs(self.num_objects)))
         body_part = body_part[..., None, :] + self.hidden.bias
-        probabilities = [
-            tf.sigmoid(self.readout(tf.nn.relu(
-                body_part + tf.gather(first, a, axis=-2) + tf.gather(second, b, axis=-2)
-            ))[..., 0])
-            for a, b in ((i, j), (j, i))
-        ]  # fmt: skip
+        orders = [body_part + tf.gather(first, i, axis=-2) + tf.gather(second, j, axis=-2),
+                  body_part + tf.gather(first, j, axis=-2) + tf.gather(second, i, axis=-2)]  # fmt: skip
+        if self.pair_relations:
+            relations = pair_relations(objects, i, j)  # r_ij [S, P, 4]; r_ji swaps the halves
+            swapped = tf.concat([relations[..., 2:], relations[..., :2]], axis=-1)
+            orders[0] += project(relations, blocks[3], pattern)
+            orders[1] += project(swapped, blocks[3], pattern)
+        probabilities = [tf.sigmoid(self.readout(tf.nn.relu(order))[..., 0]) for order in orders]
         return tf.maximum(*probabilities)
 
     def call(self, inputs: dict) -> tf.Tensor:
@@ -321,6 +353,7 @@ class RewardNetwork(tf.keras.Model):
             "aggregation": self.aggregation,
             "normalize_goal": self.normalize_goal,
             "pair_gate": self.pair_gate,
+            "pair_relations": self.pair_relations,
             "name": self.name,
         }
 

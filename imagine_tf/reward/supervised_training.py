@@ -52,6 +52,7 @@ class TrainingConfig:
     hidden_units: int = 100
     normalize_goal: bool = False  # gates on the L2-normalised goal embedding (GatedAttention)
     pair_gate: str = "per_slot"  # MA-pairs: "shared" / "residual" (`RewardNetwork`)
+    pair_relations: bool = False  # MA-pairs: relation features of initial positions in the input
     validation_fraction: float = 0.1
     seed: int = 0
     max_training_seconds: float | None = None  # stop after the epoch that exceeds it (all sessions)
@@ -62,7 +63,7 @@ class TrainingConfig:
 
 
 #: RewardNetwork config keys added after runs were made, with the value those runs had.
-CONFIG_ADDED_LATER = {"normalize_goal": False, "pair_gate": "per_slot"}
+CONFIG_ADDED_LATER = {"normalize_goal": False, "pair_gate": "per_slot", "pair_relations": False}
 
 
 def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) -> None:
@@ -228,6 +229,7 @@ class SupervisedTrainer:
             hidden_units=config.hidden_units,
             normalize_goal=config.normalize_goal,
             pair_gate=config.pair_gate,
+            pair_relations=config.pair_relations,
         )
         self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
         self._step = make_train_step(self.network, self.optimizer)

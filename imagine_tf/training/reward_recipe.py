@@ -34,6 +34,7 @@ def train_reward_model(
     hidden_units: int = 100,
     normalize_goal: bool = False,
     pair_gate: str = "per_slot",
+    pair_relations: bool = False,
     seed: int = 0,
     max_training_seconds: float | None = None,
     max_train_episodes: int | None = None,
@@ -59,6 +60,7 @@ def train_reward_model(
         hidden_units=hidden_units,
         normalize_goal=normalize_goal,
         pair_gate=pair_gate,
+        pair_relations=pair_relations,
         seed=seed,
         max_training_seconds=max_training_seconds,
     )

@@ -68,6 +68,7 @@ def run_reward_study(
     goal_set: str | None = None,
     normalize_goal: bool = False,
     pair_gate: str = "per_slot",
+    pair_relations: bool = False,
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
@@ -79,7 +80,8 @@ def run_reward_study(
     each run's ``command.txt`` (and in the report). ``goal_set`` overrides the study's goal
     set (e.g. ``grasp``: the first protocol of the two-object study). ``normalize_goal``: the
     networks' gates read the L2-normalised goal embedding (`GatedAttention`). ``pair_gate``:
-    MA-pairs' gate, "per_slot", "shared" or "residual" (`RewardNetwork`).
+    MA-pairs' gate, "per_slot", "shared" or "residual" (`RewardNetwork`); ``pair_relations``:
+    MA-pairs' input holds the pair's relation features.
     """
     from imagine_tf.reward.supervised_training import (
         SupervisedTrainer,
@@ -104,7 +106,8 @@ def run_reward_study(
                                     max_training_seconds=max_training_seconds,
                                     validation_fraction=validation_fraction,
                                     normalize_goal=normalize_goal,
-                                    pair_gate=pair_gate if architecture == "ma_pairs" else "per_slot")  # fmt: skip
+                                    pair_gate=pair_gate if architecture == "ma_pairs" else "per_slot",
+                                    pair_relations=pair_relations and architecture == "ma_pairs")  # fmt: skip
             with RunLock(run_dir):
                 SupervisedTrainer(data, config, run_dir).train(progress=progress)
     return collect_study(root)
@@ -133,6 +136,7 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
                 "seed": metrics["config"]["seed"],
                 "normalize_goal": metrics["config"].get("normalize_goal", False),
                 "pair_gate": metrics["config"].get("pair_gate", "per_slot"),
+                "pair_relations": metrics["config"].get("pair_relations", False),
                 "epochs": metrics["epochs"],
                 "training_seconds": metrics["training_seconds"],
                 "best_epoch": metrics.get("best_epoch"),
@@ -151,6 +155,7 @@ def _aggregate(runs: Iterable[dict]) -> dict:
     for run in runs:  # variants apart: "ma+norm", "ma_pairs+shared+norm"
         gate = run.get("pair_gate", "per_slot")
         name = run["architecture"] + ("" if gate == "per_slot" else f"+{gate}")
+        name += "+rel" if run.get("pair_relations") else ""
         name += "+norm" if run.get("normalize_goal") else ""
         by_architecture.setdefault(name, []).append(run)
     table = {}

@@ -7,9 +7,10 @@ records that float as the trial's objective. The test states are never used for 
 
 Search space: learning rate (log-uniform 1e-4…3e-3), hidden width {50, 100, 200}, batch size
 {256, 512}, positive ratio (0.1…0.5), the normalised goal gate on or off (`normalize_goal`; not
-for FC, which has no gate), and for MA-pairs the pair gate ("per_slot", "shared" or "residual"). Tuners:
-random search or Hyperband (whose "epochs" are reward epochs of `batches_per_epoch` batches). The search is resumable: trials already in
-`<root_dir>/<project>` are kept.
+for FC, which has no gate), and for MA-pairs the pair gate ("per_slot", "shared" or "residual")
+and the relation features (`pair_relations`). Tuners: random search or Hyperband (whose
+"epochs" are reward epochs of `batches_per_epoch` batches). The search is resumable: trials
+already in `<root_dir>/<project>` are kept.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class RewardHyperModel(keras_tuner.HyperModel):
             normalize_goal=hp.Boolean("normalize_goal") if gated else False,
             pair_gate=(hp.Choice("pair_gate", list(PAIR_GATES))
                        if self.architecture == "ma_pairs" else "per_slot"),
+            pair_relations=(hp.Boolean("pair_relations")
+                            if self.architecture == "ma_pairs" else False),
         )  # fmt: skip
 
     def fit(
@@ -72,6 +75,7 @@ class RewardHyperModel(keras_tuner.HyperModel):
             hidden_units=hp.get("hidden_units"),
             normalize_goal=hp.values.get("normalize_goal", False),
             pair_gate=hp.values.get("pair_gate", "per_slot"),
+            pair_relations=hp.values.get("pair_relations", False),
             batches_per_epoch=self.batches_per_epoch,
             max_epochs=epochs or self.max_epochs,
             patience=epochs or self.max_epochs,
@@ -145,7 +149,7 @@ def tune_reward_model(
 def format_results(results: list[dict]) -> str:
     """A table of trials, best first."""
     columns = ["trial", OBJECTIVE, "learning_rate", "hidden_units", "batch_size", "positive_ratio",
-               "normalize_goal", "pair_gate"]  # fmt: skip
+               "normalize_goal", "pair_gate", "pair_relations"]  # fmt: skip
     lines = ["  ".join(f"{c:>14}" for c in columns)]
     for row in results:
         cells = []

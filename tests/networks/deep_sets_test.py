@@ -43,6 +43,21 @@ def test_pair_inputs_join_the_body_and_both_objects():
     )
 
 
+def test_pair_relations_are_the_signed_parts_of_the_initial_offset():
+    # Object 0 starts at (0.5, -0.2) and has moved by (0.3, 0.1); object 1 starts at (-0.1, 0.4).
+    state = np.zeros((1, 240), np.float32)
+    state[0, 3 + 32 : 3 + 34] = [0.8, -0.1]
+    state[0, 120 + 3 + 32 : 120 + 3 + 34] = [0.3, 0.1]
+    state[0, 3 + 39 + 32 : 3 + 39 + 34] = [-0.1, 0.4]
+    relations = pair_inputs(tf.constant(state), 3, relations=True).numpy()
+    assert relations.shape == (1, 3, 166)
+    # pair (0, 1): p0_0 - p0_1 = (0.6, -0.6): right of (0.6), below (0.6)
+    np.testing.assert_allclose(relations[0, 0, 162:], [0.6, 0.0, 0.0, 0.6], atol=1e-6)
+    swapped = pair_inputs(tf.constant(state), 3, swap=True, relations=True).numpy()
+    np.testing.assert_allclose(swapped[0, 0, 162:], [0.0, 0.6, 0.6, 0.0], atol=1e-6)
+    np.testing.assert_array_equal(relations[..., :162], pair_inputs(tf.constant(state), 3))
+
+
 def test_a_state_of_the_wrong_width_names_both_widths():
     with pytest.raises(ValueError, match="240 values, got 200"):
         object_inputs(tf.zeros([1, 200]), 3)

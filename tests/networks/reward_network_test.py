@@ -244,11 +244,14 @@ def test_the_residual_pair_gate_starts_shared_and_has_the_per_slot_size():
     assert np.abs(alpha[:, 84:] - alpha[:, 6:84]).max() > 0.1
 
 
-@pytest.mark.parametrize("pair_gate", ["shared", "residual"])
-def test_a_pair_gate_keeps_the_pair_module_scan_and_invariance(pair_gate):
+@pytest.mark.parametrize(
+    "pair_gate, relations",
+    [("shared", False), ("residual", False), ("per_slot", True), ("residual", True)],
+)
+def test_pair_variants_keep_the_pair_module_scan_and_invariance(pair_gate, relations):
     from imagine_tf.networks.deep_sets import pair_inputs
 
-    network = make("ma_pairs", num_objects=4, seed=6, pair_gate=pair_gate)
+    network = make("ma_pairs", num_objects=4, seed=6, pair_gate=pair_gate, pair_relations=relations)
     scene_states = states(num_objects=4)
     inputs = {"state": scene_states, "goal": GOALS}
     network(inputs)
@@ -258,8 +261,9 @@ def test_a_pair_gate_keeps_the_pair_module_scan_and_invariance(pair_gate):
     embedding = network.encoder(GOALS)
     alpha = network._pair_attention(embedding).numpy()  # [4, 162]
     direct = [
-        tf.sigmoid(network.readout(network.hidden(pair_inputs(scene_states, 4, swap=s)
-                                                  * alpha[:, None, :]))[..., 0]).numpy()
+        tf.sigmoid(network.readout(network.hidden(
+            pair_inputs(scene_states, 4, swap=s, relations=relations) * alpha[:, None, :]
+        ))[..., 0]).numpy()
         for s in (False, True)
     ]  # fmt: skip
     by_parts = network.module_probabilities(inputs)
@@ -274,12 +278,22 @@ def test_a_pair_gate_keeps_the_pair_module_scan_and_invariance(pair_gate):
     clone.set_weights(network.get_weights())
     np.testing.assert_allclose(clone(inputs), network(inputs), atol=1e-6)
     assert clone.get_config()["pair_gate"] == pair_gate
+    assert clone.get_config()["pair_relations"] == relations
     three = network.with_num_objects(3)  # the modules' weights, the second-slot term included
     three_states = tf.concat([scene_states[:, :120], scene_states[:, 159:279]], axis=-1)
     np.testing.assert_allclose(
         three.module_probabilities({"state": three_states, "goal": GOALS}),
         tf.gather(by_parts, [0, 1, 3], axis=-1), atol=1e-6,
     )  # fmt: skip
+
+
+def test_the_relation_features_add_four_gated_inputs():
+    network = make("ma_pairs", pair_relations=True)
+    network({"state": states(), "goal": GOALS})
+    head = count(network.trainable_weights) - count(network.encoder.trainable_weights)
+    assert head == 32_763 + 4 * 101 + 4 * 100  # 4 more gate outputs and 4 more hidden inputs
+    with pytest.raises(ValueError, match="pair_relations is an input of MA-pairs"):
+        make("ma", pair_relations=True)
 
 
 @pytest.mark.parametrize("architecture, pair_gate", [("ma", "shared"), ("ma_pairs", "both")])
