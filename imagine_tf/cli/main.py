@@ -314,16 +314,20 @@ def _reward_report_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.reward_study import (
         collect_study,
         format_study,
+        merge_reports,
         plot_study,
         write_report,
     )
 
     try:
         report = collect_study(args.root_dir)
-    except FileNotFoundError as error:
-        raise UsageError(str(error)) from None
+        if args.include:
+            report = merge_reports(report, json.loads(open(args.include).read()))
+    except (FileNotFoundError, ValueError, json.JSONDecodeError) as error:
+        raise UsageError(f"{error}") from None
     if args.out:
         command = f"imagine-tf reward report --root-dir {args.root_dir} --out {args.out}"
+        command += f" --include {args.include}" if args.include else ""
         write_report(report, args.out, command + (f" --plot {args.plot}" if args.plot else ""))
     if args.plot:
         plot_study(report, args.plot, args.columns)
@@ -654,6 +658,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--root-dir", "--root_dir", required=True, help="a study directory (metrics.json below it)"
     )
     report.add_argument("--out", help="write the report as JSON")
+    report.add_argument("--include", help="an earlier report JSON whose runs are kept "
+                                          "(run directories need not exist any more)")  # fmt: skip
     report.add_argument("--plot", help="write a bar chart PNG")
     report.add_argument("--columns", nargs="+", choices=[name for name, _ in STUDY_COLUMNS],
                         help="F1 columns of the table and chart (default: all that have values)")  # fmt: skip

@@ -150,6 +150,24 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
     return {"runs": runs, "mean_std": _aggregate(runs)}
 
 
+def merge_reports(report: dict, earlier: dict) -> dict:
+    """``report`` plus the runs of an ``earlier`` report (a written reward_f1.json) it lacks.
+
+    Run directories do not always outlive a machine; the rows of a written report do. A run of
+    ``report`` replaces the earlier row of the same name (its path under the study root), and
+    mean ± std is recomputed over all rows.
+    """
+    if "runs" not in earlier:
+        raise ValueError(
+            "The earlier report has no 'runs': give a JSON file written by "
+            "`imagine-tf reward report --out`."
+        )
+    names = {run["run"] for run in report["runs"]}
+    runs = [run for run in earlier["runs"] if run["run"] not in names] + list(report["runs"])
+    runs.sort(key=lambda run: run["run"])
+    return {"runs": runs, "mean_std": _aggregate(runs)}
+
+
 def _aggregate(runs: Iterable[dict]) -> dict:
     by_architecture: dict[str, list[dict]] = {}
     for run in runs:  # variants apart: "ma+norm", "ma_pairs+shared+norm"

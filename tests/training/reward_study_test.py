@@ -42,3 +42,21 @@ def test_runs_are_grouped_by_architecture_and_gate_variant(tmp_path):
 def test_an_empty_directory_says_to_run_the_study(tmp_path):
     with pytest.raises(FileNotFoundError, match="reward study"):
         collect_study(tmp_path)
+
+
+def test_an_earlier_report_keeps_the_runs_whose_directories_are_gone(tmp_path):
+    from imagine_tf.training.reward_study import merge_reports
+
+    write_run(tmp_path / "old" / "ma_s0", "ma", 0, 0.2)
+    write_run(tmp_path / "old" / "ma_s1", "ma", 1, 0.4)
+    earlier = json.loads(json.dumps(collect_study(tmp_path / "old")))  # as read from a file
+    write_run(tmp_path / "new" / "ma_s1", "ma", 1, 0.6)  # the same name: replaces the old row
+    write_run(tmp_path / "new" / "ma_pairs_s0", "ma_pairs", 0, 0.5, pair_relations=True)
+    merged = merge_reports(collect_study(tmp_path / "new"), earlier)
+    assert [(r["run"], r["one_object_test"]) for r in merged["runs"]] == [
+        ("ma_pairs_s0", 0.5), ("ma_s0", 0.2), ("ma_s1", 0.6)
+    ]  # fmt: skip
+    assert merged["mean_std"]["ma"]["one_object_test"]["mean"] == pytest.approx(0.4)
+    assert merged["mean_std"]["ma_pairs+rel"]["seeds"] == 1
+    with pytest.raises(ValueError, match="reward report --out"):
+        merge_reports(merged, {"mean_std": {}})
