@@ -242,7 +242,7 @@ def plot_study(report: dict, path: str | os.PathLike, columns: Sequence[str] | N
     )
     axes.set_ylabel("F1 (test states)")
     axes.set_ylim(0, 1.05)
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, not over bars
     figure.tight_layout()
     save_figure_atomically(figure, path)
 
