@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pathlib
 import sys
 from typing import Sequence
 
@@ -184,7 +185,6 @@ def _parse_counts(text: str) -> list[int]:
 
 
 def _pretrain_or_command(args: argparse.Namespace) -> int:
-    import pathlib
     import time
 
     from tqdm import tqdm
@@ -322,7 +322,7 @@ def _reward_report_command(args: argparse.Namespace) -> int:
     try:
         report = collect_study(args.root_dir)
         if args.include:
-            report = merge_reports(report, json.loads(open(args.include).read()))
+            report = merge_reports(report, json.loads(pathlib.Path(args.include).read_text()))
     except (FileNotFoundError, ValueError, json.JSONDecodeError) as error:
         raise UsageError(f"{error}") from None
     if args.out:

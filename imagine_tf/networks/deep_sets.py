@@ -2,8 +2,9 @@
 
 The state is s = [o_t, o_t − o_0], with o_t = body (3) + N objects × 39. A Deep Sets module
 sees one object at a time: x_i = [body, Δbody, obj_i, Δobj_i] (3 + 3 + 39 + 39 = 84 values, in
-this order); obj_i = [one-hot type (32), x, y, size, R, G, B, grasped]. A pair module sees x_ij = [body, Δbody, obj_i, Δobj_i, obj_j, Δobj_j] (162 values), and optionally the
-pair's relation features r_ij (`pair_relations`, 4 values).
+this order); obj_i = [one-hot type (32), x, y, size, R, G, B, grasped]. A pair module sees
+x_ij = [body, Δbody, obj_i, Δobj_i, obj_j, Δobj_j] (162 values), and optionally the pair's
+relation features r_ij (`pair_relations`, 4 values).
 Sizes arrive as arguments (this package knows no environment).
 """
 

@@ -176,6 +176,20 @@ def test_bench_dataset_small(capsys, tmp_path):
     assert json.loads(out_file.read_text()) == results
 
 
+def test_the_study_flags_offer_every_pair_gate_of_the_network():
+    from imagine_tf.cli.main import build_parser
+    from imagine_tf.networks.reward_network import PAIR_GATES
+
+    parser = build_parser()  # the CLI spells the gates out so as not to import TensorFlow
+    for gate in PAIR_GATES:
+        assert (
+            parser.parse_args(["reward", "study", "--root-dir", "r", "--pair-gate", gate]).pair_gate
+            == gate
+        )
+    with pytest.raises(SystemExit):
+        parser.parse_args(["reward", "study", "--root-dir", "r", "--pair-gate", "nope"])
+
+
 def test_tf_agents_flag_spelling_parses_like_ours_and_serve_flags_keep_theirs():
     from imagine_tf.cli.main import build_parser
 
