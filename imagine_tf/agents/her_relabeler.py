@@ -45,17 +45,21 @@ class GoalScorer(Protocol):
 
 
 class LearnedRewardScorer:
-    """The learned reward: achieved iff R(s, g) > threshold (0.5). Ids are not used."""
+    """The learned reward: achieved iff R(s, g) > threshold (0.5). Ids are not used.
 
-    def __init__(self, reward_network, threshold: float = 0.5):
+    ``compute_dtype="bfloat16"`` scans in bfloat16 (`RewardNetwork.scan`; MA and FA rewards).
+    """
+
+    def __init__(self, reward_network, threshold: float = 0.5, compute_dtype: str = "float32"):
         self.reward_network, self.threshold = reward_network, threshold
+        self.compute_dtype = compute_dtype
 
     def scan(self, states, goal_ids, goal_embeddings):
         structured = self.reward_network.architecture == "ma"  # relabelled states are the env's
-        return (
-            self.reward_network.scan(states, goal_embeddings, playground_states=structured)
-            > self.threshold
-        )
+        probabilities = self.reward_network.scan(states, goal_embeddings,
+                                                 playground_states=structured,
+                                                 compute_dtype=self.compute_dtype)  # fmt: skip
+        return probabilities > self.threshold
 
     def score(self, states, goal_ids, goal_embeddings):
         return self.reward_network.head(states, goal_embeddings) > self.threshold

@@ -75,12 +75,14 @@ def _collection_steps_per_second(trainer, batch_size: int, repeats: int = 3) -> 
     return repeats * batch_size * env.config.episode_length / (time.perf_counter() - start)
 
 
-def run_train_benchmark(quick: bool = False) -> dict:
-    """Measures the loop; ``quick`` shrinks the epoch (for tests)."""
+def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32") -> dict:
+    """Measures the loop; ``quick`` shrinks the epoch (for tests); ``compute_dtype`` is
+    `TrainConfig.compute_dtype` (the actor, critic and relabelling precision)."""
     from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
     cycles = 5 if quick else 50
-    config = TrainConfig(cycles_per_epoch=cycles, reward_max_epochs=2 if quick else 100)
+    config = TrainConfig(cycles_per_epoch=cycles, reward_max_epochs=2 if quick else 100,
+                         compute_dtype=compute_dtype)  # fmt: skip
     with tempfile.TemporaryDirectory() as root:
         trainer = ImagineTrainer(config, root)
         warm_up = trainer.train_epoch()  # tracing, first discoveries, first reward update
@@ -102,7 +104,8 @@ def run_train_benchmark(quick: bool = False) -> dict:
         },
         "config": {"cycles_per_epoch": cycles, "episodes_per_epoch": episodes,
                    "updates_per_epoch": cycles * config.updates_per_cycle, "batch_size": config.batch_size,
-                   "num_candidates": config.num_candidates},  # fmt: skip
+                   "num_candidates": config.num_candidates,
+                   "compute_dtype": config.compute_dtype},  # fmt: skip
         "warm_up_epoch": warm_up,
         "epoch": epoch,
         "epoch_seconds": sum(v for k, v in epoch.items() if k.startswith("seconds_")),

@@ -5,6 +5,7 @@
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
     imagine-tf bench env|dataset|train [--json] [--out FILE] [--quick] [--threads T]
+                     [--compute-dtype bfloat16]
     imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart [--threads T]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json]
@@ -510,7 +511,7 @@ def _bench_command(args: argparse.Namespace) -> int:
     if args.target == "train":
         from imagine_tf.benchmarks.train_bench import run_train_benchmark
 
-        results = run_train_benchmark(quick=args.quick)
+        results = run_train_benchmark(quick=args.quick, compute_dtype=args.compute_dtype)
         if args.out:
             write_json(results, args.out)
         print(
@@ -781,6 +782,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--out", help="also write the JSON results to this file")
     bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
+    # deep_sets.COMPUTE_DTYPES, spelled out: the CLI does not import TensorFlow to parse flags.
+    bench.add_argument("--compute-dtype", choices=("float32", "bfloat16"), default="float32",
+                       help="train: the actor / critic / relabelling precision "
+                            "(TrainConfig.compute_dtype)")  # fmt: skip
     bench.set_defaults(run=_bench_command)
     return parser
 

@@ -39,12 +39,15 @@ class ActorNetwork(GoalConditionedNetwork):
       embedding_units: the sentence embedding's width (100).
       final_layer_init: "small_uniform" (DDPG paper, TF-Agents; default) or "he_uniform" (the
         reference), see `final_dense`.
+      compute_dtype: "float32" (default) or "bfloat16": the hidden layers' precision, see
+        `DeepSetsTrunk`; the output layer stays float32.
     """
 
     def __init__(self, input_tensor_spec, output_tensor_spec, architecture: str = "ma",
                  words: Sequence[str] = (), max_length: int = 4, hidden_units: int = 256,
                  latent_units: int | None = None, embedding_units: int = 100,
-                 final_layer_init: str = "small_uniform", name: str = "ActorNetwork"):  # fmt: skip
+                 final_layer_init: str = "small_uniform", compute_dtype: str = "float32",
+                 name: str = "ActorNetwork"):  # fmt: skip
         super().__init__(input_tensor_spec, input_tensor_spec, architecture, words, max_length,
                          embedding_units, name=name)  # fmt: skip
         self._output_tensor_spec = output_tensor_spec
@@ -55,7 +58,12 @@ class ActorNetwork(GoalConditionedNetwork):
             OBJECT_INPUT_DIM if architecture == "ma" else int(input_tensor_spec["state"].shape[-1])
         )
         self.trunk = DeepSetsTrunk(
-            architecture, feature_dim, hidden_units, self.latent_units, name="trunk"
+            architecture,
+            feature_dim,
+            hidden_units,
+            self.latent_units,
+            compute_dtype,
+            name="trunk",
         )
         self.action_layer = final_dense(
             output_tensor_spec.shape.num_elements(), final_layer_init, "tanh", name="action"

@@ -37,12 +37,14 @@ class CriticNetwork(GoalConditionedNetwork):
       latent_units: MA latent width; default N · (84 + A) for the spec's N.
       embedding_units: the sentence embedding's width (100).
       final_layer_init: "small_uniform" (default) or "he_uniform", see `final_dense`.
+      compute_dtype: "float32" (default) or "bfloat16": the hidden layers' precision, see
+        `DeepSetsTrunk`; the output layer stays float32.
     """
 
     def __init__(self, input_tensor_spec, architecture: str = "ma", words: Sequence[str] = (),
                  max_length: int = 4, hidden_units: int = 256, latent_units: int | None = None,
                  embedding_units: int = 100, final_layer_init: str = "small_uniform",
-                 name: str = "CriticNetwork"):  # fmt: skip
+                 compute_dtype: str = "float32", name: str = "CriticNetwork"):  # fmt: skip
         observation_spec, action_spec = input_tensor_spec
         super().__init__(input_tensor_spec, observation_spec, architecture, words, max_length,
                          embedding_units, name=name)  # fmt: skip
@@ -55,7 +57,12 @@ class CriticNetwork(GoalConditionedNetwork):
             else int(observation_spec["state"].shape[-1]) + action_dim
         )
         self.trunk = DeepSetsTrunk(
-            architecture, feature_dim, hidden_units, self.latent_units, name="trunk"
+            architecture,
+            feature_dim,
+            hidden_units,
+            self.latent_units,
+            compute_dtype,
+            name="trunk",
         )
         self.value_layer = final_dense(1, final_layer_init, name="q_value")
 

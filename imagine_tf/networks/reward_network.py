@@ -257,8 +257,8 @@ class RewardNetwork(tf.keras.Model):
             return self._module_logit(tf.concat([state, goal_embedding], axis=-1), goal_embedding)
         return self._module_logit(state, goal_embedding)  # fa
 
-    def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor,
-             playground_states: bool = False) -> tf.Tensor:  # fmt: skip
+    def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor, playground_states: bool = False,
+             compute_dtype: str = "float32") -> tf.Tensor:  # fmt: skip
         """P(achieved) [S, G] of every (state, goal) pair: states [S, D], embeddings [G, E].
 
         The relabeller's and the F1 evaluation's shape. Equal to `head` on the S·G tiled pairs,
@@ -271,7 +271,19 @@ class RewardNetwork(tf.keras.Model):
         ``playground_states=True`` (MA only) uses the structure of Playground observations
         (`_scan_playground_objects`): 42 % less work, equal up to float rounding on any state the
         environment produces.
+
+        ``compute_dtype="bfloat16"`` (MA and FA) runs the two products in bfloat16 with float32
+        accumulation: ≈ 1.5× faster on AVX512_BF16 CPUs; probabilities differ by ~10⁻³.
         """
+        if compute_dtype not in ("float32", "bfloat16"):
+            raise ValueError(
+                f"compute_dtype must be 'float32' or 'bfloat16', got {compute_dtype!r}."
+            )
+        if compute_dtype != "float32" and self.architecture not in ("ma", "fa"):
+            raise ValueError(
+                f"A bfloat16 scan exists for MA and FA, not {self.architecture!r}: use float32."
+            )
+        dtype = tf.as_dtype(compute_dtype)
         state = tf.convert_to_tensor(state, tf.float32)
         goal_embeddings = tf.convert_to_tensor(goal_embeddings, tf.float32)
         kernel, bias = self.hidden.kernel, self.hidden.bias  # [F, H], [H]
@@ -288,36 +300,45 @@ class RewardNetwork(tf.keras.Model):
         attention = self.attention.attention_vector(goal_embeddings)  # [G, F]
         if self.architecture == "ma" and playground_states:
             return self._or_over_modules(
-                tf.sigmoid(self._scan_playground_objects(state, attention))
+                tf.sigmoid(self._scan_playground_objects(state, attention, dtype))
             )
         if self.architecture == "ma":
             inputs = object_inputs(state, self.num_objects)  # [S, N, 84]
         else:  # fa
             inputs = state[:, None, :]  # [S, 1, D]
         gated_kernels = tf.transpose(attention)[:, :, None] * kernel[:, None, :]  # [F, G, H]
-        module_logits = self._module_logits_per_goal(inputs, gated_kernels)  # [S, G, M]
+        module_logits = self._module_logits_per_goal(inputs, gated_kernels, dtype)  # [S, G, M]
         if self.architecture == "fa":
             return tf.sigmoid(module_logits[..., 0])
         return self._or_over_modules(tf.sigmoid(module_logits))
 
-    def _module_logits_per_goal(self, inputs: tf.Tensor, gated_kernels: tf.Tensor) -> tf.Tensor:
+    def _module_logits_per_goal(self, inputs: tf.Tensor, gated_kernels: tf.Tensor,
+                                dtype: tf.DType = tf.float32) -> tf.Tensor:  # fmt: skip
         """Module logits [S, G, M] of module inputs [S, M, F] under gated kernels [F, G, H].
 
         All G gated kernels side by side, [F, G·H]: one large matmul, fused with the bias and
-        ReLU, then the readout as one matrix-vector product (the fastest shapes on a CPU).
+        ReLU, then the readout as one matrix-vector product (the fastest shapes on a CPU); both
+        in ``dtype``, the logits in float32.
         """
         (num_modules, width), num_goals = inputs.shape[1:], tf.shape(gated_kernels)[1]
         hidden = tf.nn.relu(
             tf.nn.bias_add(
-                tf.matmul(tf.reshape(inputs, [-1, width]), tf.reshape(gated_kernels, [width, -1])),
-                tf.tile(self.hidden.bias, [num_goals]),
+                tf.matmul(
+                    tf.cast(tf.reshape(inputs, [-1, width]), dtype),
+                    tf.cast(tf.reshape(gated_kernels, [width, -1]), dtype),
+                ),
+                tf.cast(tf.tile(self.hidden.bias, [num_goals]), dtype),
             )
         )  # [S·M, G·H] fmt: skip
-        logits = tf.matmul(tf.reshape(hidden, [-1, self.hidden_units]), self.readout.kernel)
-        logits = tf.reshape(logits + self.readout.bias, [-1, num_modules, num_goals])
+        logits = tf.matmul(
+            tf.reshape(hidden, [-1, self.hidden_units]), tf.cast(self.readout.kernel, dtype)
+        )
+        logits = tf.reshape(tf.cast(logits, tf.float32) + self.readout.bias,
+                            [-1, num_modules, num_goals])  # fmt: skip
         return tf.transpose(logits, [0, 2, 1])
 
-    def _scan_playground_objects(self, state: tf.Tensor, attention: tf.Tensor) -> tf.Tensor:
+    def _scan_playground_objects(self, state: tf.Tensor, attention: tf.Tensor,
+                                 dtype: tf.DType = tf.float32) -> tf.Tensor:  # fmt: skip
         """MA module logits [S, G, N] for Playground states, attention α [G, 84].
 
         x_i = [body (6), obj_i (39), Δobj_i (39)] with obj_i = [type one-hot (32), x, y, size,
@@ -330,7 +351,9 @@ class RewardNetwork(tf.keras.Model):
         inputs = tf.gather(object_inputs(state, self.num_objects), varying, axis=-1)  # [S, N, 49]
         attention = tf.gather(tf.transpose(attention), varying)  # [49, G]
         kernel = tf.gather(self.hidden.kernel, varying)  # [49, H]
-        return self._module_logits_per_goal(inputs, attention[:, :, None] * kernel[:, None, :])
+        return self._module_logits_per_goal(
+            inputs, attention[:, :, None] * kernel[:, None, :], dtype
+        )
 
     def _or_over_modules(self, probabilities: tf.Tensor) -> tf.Tensor:
         """OR over the last axis of module probabilities [S, G, M] -> [S, G]."""

@@ -89,6 +89,10 @@ class TrainConfig:
     # Actor / critic output layers: "small_uniform" (DDPG paper, TF-Agents) or "he_uniform"
     # (the reference; its untrained actor drives the hand into one wall), see `final_dense`.
     final_layer_init: str = "small_uniform"
+    # Actor / critic hidden layers and the relabelling scan (MA / FA reward): "float32", or
+    # "bfloat16" mixed precision (float32 weights, ≈ 1.75× faster products on AVX512_BF16
+    # CPUs), see `DeepSetsTrunk` and `RewardNetwork.scan`.
+    compute_dtype: str = "float32"
     replay_capacity: int = 50_000  # episodes
     memory_capacity: int = 50_000  # final states
     seed: int = 0
@@ -134,7 +138,10 @@ class ImagineTrainer:
                 GoalTable.from_sentences(["Go left"])
             )  # refreshed on discovery
         else:
-            self.scorer = LearnedRewardScorer(self.reward_network)
+            scan_dtype = (
+                config.compute_dtype if config.reward_architecture in ("ma", "fa") else "float32"
+            )
+            self.scorer = LearnedRewardScorer(self.reward_network, compute_dtype=scan_dtype)
         self.relabeler = HerRelabeler(self.scorer, seed=config.seed)
         self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self.checkpoint = tf.train.Checkpoint(
@@ -158,9 +165,11 @@ class ImagineTrainer:
         agent = ImagineDdpgAgent(
             ts.time_step_spec(observation_spec), action_spec,
             ActorNetwork(observation_spec, action_spec, architecture, words, length,
-                         final_layer_init=self.config.final_layer_init),
+                         final_layer_init=self.config.final_layer_init,
+                         compute_dtype=self.config.compute_dtype),
             CriticNetwork((observation_spec, action_spec), architecture, words, length,
-                          final_layer_init=self.config.final_layer_init),
+                          final_layer_init=self.config.final_layer_init,
+                          compute_dtype=self.config.compute_dtype),
             seed=self.config.seed)  # fmt: skip
         agent.initialize()
         return agent

@@ -190,6 +190,19 @@ def test_the_study_flags_offer_every_pair_gate_of_the_network():
         parser.parse_args(["reward", "study", "--root-dir", "r", "--pair-gate", "nope"])
 
 
+def test_the_bench_flags_offer_every_compute_dtype_of_the_networks():
+    from imagine_tf.cli.main import build_parser
+    from imagine_tf.networks.deep_sets import COMPUTE_DTYPES
+
+    parser = build_parser()
+    for dtype in COMPUTE_DTYPES:
+        assert (
+            parser.parse_args(["bench", "train", "--compute-dtype", dtype]).compute_dtype == dtype
+        )
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bench", "train", "--compute-dtype", "float16"])
+
+
 def test_tf_agents_flag_spelling_parses_like_ours_and_serve_flags_keep_theirs():
     from imagine_tf.cli.main import build_parser
 

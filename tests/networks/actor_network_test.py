@@ -118,3 +118,27 @@ def test_unknown_final_layer_init_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="small_uniform"):
         ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS, LENGTH,
                      final_layer_init="glorot")  # fmt: skip
+
+
+def test_bfloat16_hidden_layers_keep_float32_weights_outputs_and_target_copies():
+    exact = make_actor("ma")
+    mixed = ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS, LENGTH,
+                         compute_dtype="bfloat16")  # fmt: skip
+    inputs = observation(batch=64)
+    exact(inputs), mixed(inputs)
+    mixed.set_weights(exact.get_weights())
+    actions = mixed(inputs)[0]
+    assert actions.dtype == tf.float32
+    assert all(w.dtype == tf.float32 for w in mixed.trainable_weights)
+    assert count(mixed.trainable_weights) == 160_547
+    difference = np.abs(actions.numpy() - exact(inputs)[0].numpy())
+    assert 0 < difference.max() < 2e-2  # bfloat16 products: close, not bit-equal
+    target = mixed.copy(name="TargetActorNetwork")
+    target.create_variables()
+    assert target.trunk.layers_before_sum[0].dtype_policy.name == "mixed_bfloat16"
+
+
+def test_an_unknown_compute_dtype_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match=r"compute_dtype must be one of \('float32', 'bfloat16'\)"):
+        ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS, LENGTH,
+                     compute_dtype="float16")  # fmt: skip

@@ -51,3 +51,30 @@ def test_target_copy():
     target = critic.copy(name="TargetCriticNetwork")
     target.create_variables()
     assert count(target.trainable_weights) == count(critic.trainable_weights)
+
+
+def test_bfloat16_critic_gradients_reach_float32_weights_in_the_float32_direction():
+    exact = make_critic("ma")
+    spec = (example_observation_spec(3, LENGTH), ACTION_SPEC)
+    mixed = CriticNetwork(spec, "ma", WORDS, LENGTH, compute_dtype="bfloat16")
+    inputs = observation(batch=4)
+    exact((inputs, ACTIONS)), mixed((inputs, ACTIONS))
+    mixed.set_weights(exact.get_weights())
+    gradients = []
+    for critic in (exact, mixed):
+        with tf.GradientTape() as tape:
+            q_values = critic((inputs, ACTIONS))[0]
+            total = tf.reduce_sum(q_values)
+        gradients.append(tape.gradient(total, critic.trainable_weights))
+        assert q_values.dtype == tf.float32
+    for exact_gradient, mixed_gradient in zip(*gradients):
+        assert mixed_gradient.dtype == tf.float32
+        exact_vector, mixed_vector = exact_gradient.numpy().ravel(), mixed_gradient.numpy().ravel()
+        cosine = (
+            exact_vector
+            @ mixed_vector
+            / np.linalg.norm(exact_vector)
+            / np.linalg.norm(mixed_vector)
+        )
+        assert 0.99 < cosine < 1.0 + 1e-6  # the same direction, with bfloat16's rounding
+    assert not np.array_equal(gradients[0][2].numpy(), gradients[1][2].numpy())  # hidden_1 kernel

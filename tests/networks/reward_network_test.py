@@ -184,6 +184,25 @@ def test_playground_scan_equals_the_general_scan_on_environment_states():
     assert np.ptp(general) > 0.1  # the probabilities vary across states and goals
 
 
+def test_the_bfloat16_scan_agrees_with_float32_and_is_refused_where_it_does_not_exist():
+    from imagine_tf.playground import play
+
+    episode = play(["Grasp red cat", "Grow any plant", "Go left"] * 4, policy="scripted", seed=5)
+    scene_states = tf.constant(episode.states[::5].reshape(-1, episode.states.shape[-1]))
+    network = make("ma", seed=4)
+    network({"state": scene_states[:1], "goal": GOALS[:1]})
+    embeddings = network.encoder(tf.constant(grammar_goals()))
+    exact = network.scan(scene_states, embeddings, playground_states=True).numpy()
+    mixed = network.scan(scene_states, embeddings, playground_states=True,
+                         compute_dtype="bfloat16").numpy()  # fmt: skip
+    assert mixed.dtype == np.float32 and mixed.shape == exact.shape
+    assert 0 < np.abs(mixed - exact).max() < 2e-2
+    with pytest.raises(ValueError, match="A bfloat16 scan exists for MA and FA, not 'ma_pairs'"):
+        make("ma_pairs").scan(scene_states, embeddings, compute_dtype="bfloat16")
+    with pytest.raises(ValueError, match="compute_dtype must be 'float32' or 'bfloat16'"):
+        network.scan(scene_states, embeddings, compute_dtype="half")
+
+
 def grammar_goals():
     from imagine_tf.language import grammar
 
