@@ -782,7 +782,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--out", help="also write the JSON results to this file")
     bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
-    # deep_sets.COMPUTE_DTYPES, spelled out: the CLI does not import TensorFlow to parse flags.
+    # precision.COMPUTE_DTYPES, spelled out: the CLI does not import TensorFlow to parse flags.
     bench.add_argument("--compute-dtype", choices=("float32", "bfloat16"), default="float32",
                        help="train: the actor / critic / relabelling precision "
                             "(TrainConfig.compute_dtype)")  # fmt: skip

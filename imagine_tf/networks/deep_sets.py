@@ -15,22 +15,7 @@ import itertools
 import tensorflow as tf
 
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
-
-#: The trunk's hidden-layer precisions (`DeepSetsTrunk`'s ``compute_dtype``).
-COMPUTE_DTYPES = ("float32", "bfloat16")
-
-
-def dense_policy(compute_dtype: str) -> tf.keras.mixed_precision.Policy:
-    """The Keras dtype policy of hidden layers computing in ``compute_dtype``."""
-    if compute_dtype not in COMPUTE_DTYPES:
-        raise ValueError(
-            f"compute_dtype must be one of {COMPUTE_DTYPES}, got {compute_dtype!r}: "
-            '"bfloat16" is mixed precision (float32 weights), "float32" the full precision.'
-        )
-    return tf.keras.mixed_precision.Policy(
-        "mixed_bfloat16" if compute_dtype == "bfloat16" else "float32"
-    )
-
+from imagine_tf.networks.precision import dense_policy
 
 BODY_DIM = 3
 OBJECT_DIM = 39
@@ -135,10 +120,9 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
     Inputs: ``(features, goal_embedding)``, features [B, N, F] (ma) or [B, F] (fa, fc) and
     goal_embedding [B, E]. Output [B, H], to which the actor and critic add their output layer.
 
-    ``compute_dtype="bfloat16"`` runs the three hidden Dense layers in mixed precision (Keras'
-    ``mixed_bfloat16`` policy: float32 variables and gradients, bfloat16 products with float32
-    accumulation); the attention gate and the sum over objects stay float32, and the output is
-    cast back to float32. On a CPU with AVX512_BF16 the products run ≈ 1.75× faster.
+    ``compute_dtype="bfloat16"`` runs the three hidden Dense layers in mixed precision
+    (`precision`); the attention gate and the sum over objects stay float32, and the output is
+    cast back to float32.
 
     Args:
       architecture: "ma", "fa" or "fc".

@@ -8,7 +8,7 @@ def he_uniform_dense(units: int, activation=None, name: str | None = None,
                      dtype=None) -> tf.keras.layers.Dense:  # fmt: skip
     """Dense with He-uniform kernel and zero bias, the initialisation of the reference.
 
-    ``dtype``: a Keras dtype policy (`deep_sets.dense_policy`); None = the global one.
+    ``dtype``: a Keras dtype policy (`precision.dense_policy`); None = the global one.
     """
     return tf.keras.layers.Dense(
         units,

@@ -59,6 +59,7 @@ from imagine_tf.networks.deep_sets import (
 )
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 from imagine_tf.networks.or_network import OrNetwork
+from imagine_tf.networks.precision import COMPUTE_DTYPES
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
 
 ARCHITECTURES = ("ma", "fa", "fc", "ma_pairs")
@@ -275,9 +276,9 @@ class RewardNetwork(tf.keras.Model):
         ``compute_dtype="bfloat16"`` (MA and FA) runs the two products in bfloat16 with float32
         accumulation: ≈ 1.5× faster on AVX512_BF16 CPUs; probabilities differ by ~10⁻³.
         """
-        if compute_dtype not in ("float32", "bfloat16"):
+        if compute_dtype not in COMPUTE_DTYPES:
             raise ValueError(
-                f"compute_dtype must be 'float32' or 'bfloat16', got {compute_dtype!r}."
+                f"compute_dtype must be one of {COMPUTE_DTYPES}, got {compute_dtype!r}."
             )
         if compute_dtype != "float32" and self.architecture not in ("ma", "fa"):
             raise ValueError(

@@ -33,6 +33,7 @@ import os
 import pathlib
 import shutil
 import time
+import warnings
 from typing import Sequence
 
 import gin
@@ -56,6 +57,7 @@ from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.actor_network import ActorNetwork
 from imagine_tf.networks.critic_network import CriticNetwork
+from imagine_tf.networks.precision import has_native_bfloat16
 from imagine_tf.networks.reward_network import RewardNetwork
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
 from imagine_tf.reward.reward_memory import RewardMemory
@@ -109,6 +111,13 @@ class ImagineTrainer:
     def __init__(self, config: TrainConfig, root_dir: str | os.PathLike):
         if config.reward not in ("learned", "oracle"):
             raise ValueError(f"reward must be 'learned' or 'oracle', got {config.reward!r}.")
+        if config.compute_dtype == "bfloat16" and not has_native_bfloat16():
+            warnings.warn(
+                "TrainConfig.compute_dtype = 'bfloat16' on a machine without native bfloat16 "
+                "(no GPU, no avx512_bf16 / amx_bf16 CPU flag): it is emulated, slower than "
+                "float32. Use compute_dtype = 'float32' here.",
+                stacklevel=2,
+            )
         self.config, self.root_dir = config, pathlib.Path(root_dir)
         tf.keras.utils.set_random_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)

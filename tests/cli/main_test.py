@@ -192,7 +192,7 @@ def test_the_study_flags_offer_every_pair_gate_of_the_network():
 
 def test_the_bench_flags_offer_every_compute_dtype_of_the_networks():
     from imagine_tf.cli.main import build_parser
-    from imagine_tf.networks.deep_sets import COMPUTE_DTYPES
+    from imagine_tf.networks.precision import COMPUTE_DTYPES
 
     parser = build_parser()
     for dtype in COMPUTE_DTYPES:

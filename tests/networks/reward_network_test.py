@@ -199,7 +199,7 @@ def test_the_bfloat16_scan_agrees_with_float32_and_is_refused_where_it_does_not_
     assert 0 < np.abs(mixed - exact).max() < 2e-2
     with pytest.raises(ValueError, match="A bfloat16 scan exists for MA and FA, not 'ma_pairs'"):
         make("ma_pairs").scan(scene_states, embeddings, compute_dtype="bfloat16")
-    with pytest.raises(ValueError, match="compute_dtype must be 'float32' or 'bfloat16'"):
+    with pytest.raises(ValueError, match=r"compute_dtype must be one of \('float32', 'bfloat16'\)"):
         network.scan(scene_states, embeddings, compute_dtype="half")
 
 
