@@ -2,6 +2,7 @@
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -140,3 +141,29 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+def test_a_bfloat16_run_reloads_in_bfloat16_and_exports_a_policy_that_acts_like_it(tmp_path):
+    import tensorflow_probability  # noqa: F401 - registers the policy's TypeSpecs for loading
+
+    from imagine_tf.export.policy_export import export_policy
+    from imagine_tf.training.model_loading import load_agent
+    from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+
+    tiny = dict(episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2, batch_size=16, num_candidates=5,
+                reward="oracle", replay_capacity=50, memory_capacity=50, compute_dtype="bfloat16")  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no native bfloat16 on the CI machine: emulated, slower
+        ImagineTrainer(TrainConfig(**tiny), tmp_path / "run").train(1, progress=False)
+        trainer = load_agent(tmp_path / "run")
+    actor = trainer.agent._actor_network
+    assert actor.trunk.layers_before_sum[0].dtype_policy.name == "mixed_bfloat16"
+    path = export_policy(trainer.agent.policy, actor.encoder, tmp_path / "policy")
+    loaded = tf.saved_model.load(str(path))
+    goals, states = ["Grasp red cat", "Go left"], tf.random.uniform([2, 240], -1, 1)
+    served = loaded.signatures["act"](goals=tf.constant(goals), states=states)["action"].numpy()
+    embeddings = trainer.reward_network.encoder(tf.constant(goals))
+    expected, _ = actor({"state": states, "goal": embeddings})
+    assert served.dtype == np.float32
+    # bfloat16 products: the graph's fused kernels and the eager ops round differently (~1e-4)
+    np.testing.assert_allclose(served, expected.numpy(), atol=2e-3)
