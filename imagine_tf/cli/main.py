@@ -8,7 +8,7 @@
                      [--compute-dtype bfloat16]
     imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart [--threads T]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
-    imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json]
+    imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
     imagine-tf export policy --root-dir R --model-base-path models/policy [--version V]
     imagine-tf serve --model-base-path models/reward [--model-name reward] [--port 8500]
@@ -445,9 +445,16 @@ def _report_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.agent_report import write_agent_report
 
     command = " ".join(["imagine-tf report", *args.root_dirs, "--out", args.out])
+    earlier = None
+    if args.include:
+        command += f" --include {args.include}"
+        try:
+            earlier = json.loads(pathlib.Path(args.include).read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            raise UsageError(f"--include {args.include}: not a readable JSON report ({error}).")
     try:
-        record = write_agent_report(args.root_dirs, args.out, command)
-    except FileNotFoundError as error:
+        record = write_agent_report(args.root_dirs, args.out, command, earlier)
+    except (FileNotFoundError, ValueError) as error:
         raise UsageError(str(error)) from None
     for row in record["runs"]:
         print(f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "
@@ -761,6 +768,8 @@ def build_parser() -> argparse.ArgumentParser:
         "root_dirs", nargs="+", help="run directories (with eval.json if evaluated)"
     )
     report.add_argument("--out", default="docs/results/agent_sr.json")
+    report.add_argument("--include", help="an earlier agent_sr.json whose rows are kept "
+                                          "(runs whose directories are gone)")  # fmt: skip
     report.set_defaults(run=_report_command)
 
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")

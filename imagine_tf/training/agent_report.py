@@ -37,6 +37,8 @@ def run_row(root_dir: str | os.PathLike) -> dict:
         "reward": config["reward"],
         "seed": config["seed"],
         "batch_size": config["batch_size"],
+        "final_layer_init": config.get("final_layer_init", "small_uniform"),
+        "compute_dtype": config.get("compute_dtype", "float32"),
         "epochs": last.get("epoch", 0),
         "episodes": last.get("episodes", 0),
         "updates": last.get("updates", 0),
@@ -69,12 +71,24 @@ def run_row(root_dir: str | os.PathLike) -> dict:
 
 
 def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.PathLike,
-                       command: str) -> dict:  # fmt: skip
-    """Rows of the runs, written as JSON (atomically) with the command and a timestamp."""
-    record = {
-        "command": command,
-        "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "runs": [run_row(root) for root in root_dirs],
-    }
+                       command: str, earlier: dict | None = None) -> dict:  # fmt: skip
+    """Rows of the runs, written as JSON (atomically) with the command and a timestamp.
+
+    ``earlier``: a report written before (an agent_sr.json) whose rows are kept when no run given
+    here has the same name; run directories do not always outlive a machine, written rows do.
+    Each kept row records the command that wrote it (``reported_by``).
+    """
+    rows = [run_row(root) for root in root_dirs]
+    if earlier is not None:
+        if "runs" not in earlier:
+            raise ValueError(
+                "The earlier report has no 'runs': give a JSON file written by "
+                "`imagine-tf report --out`."
+            )
+        names = {row["run"] for row in rows}
+        kept = [{**row, "reported_by": row.get("reported_by", earlier.get("command"))}
+                for row in earlier["runs"] if row["run"] not in names]  # fmt: skip
+        rows = kept + rows
+    record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "runs": rows}
     write_text_atomically(path, json.dumps(record, indent=1))
     return record

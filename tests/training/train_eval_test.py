@@ -76,6 +76,19 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert row["repetitions"] == 2 and row["train_success"] == result["train_success"]
     assert row["evaluated_at_epoch"] == 1 and row["evaluated_at_episodes"] == 12
     assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
+    assert row["compute_dtype"] == "float32" and row["final_layer_init"] == "small_uniform"
+    # An earlier report keeps the rows of runs whose directories are gone; a rerun run replaces.
+    from imagine_tf.training.agent_report import write_agent_report
+
+    earlier = {"command": "imagine-tf report old_run", "runs": [{"run": "old_run", "seed": 7},
+                                                                {"run": tmp_path.name, "seed": -1}]}  # fmt: skip
+    record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", earlier)
+    assert [r["run"] for r in record["runs"]] == ["old_run", tmp_path.name]
+    assert record["runs"][0]["reported_by"] == "imagine-tf report old_run"
+    assert record["runs"][1]["seed"] == 0  # the run given here, not the earlier row
+    assert json.loads((tmp_path / "sr.json").read_text()) == record
+    with pytest.raises(ValueError, match="has no 'runs'"):
+        write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", {"command": "x"})
 
 
 def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
