@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+
 def he_uniform_dense(units: int, activation=None, name: str | None = None,
                      dtype=None) -> tf.keras.layers.Dense:  # fmt: skip
     """Dense with He-uniform kernel and zero bias, the initialisation of the reference.

@@ -274,7 +274,9 @@ class RewardNetwork(tf.keras.Model):
         environment produces.
 
         ``compute_dtype="bfloat16"`` (MA and FA) runs the two products in bfloat16 with float32
-        accumulation: ≈ 1.5× faster on AVX512_BF16 CPUs; probabilities differ by ~10⁻³.
+        accumulation; probabilities differ by ~10⁻³. On this project's AVX512_BF16 CPU the large
+        product takes 3.2 ms instead of 5.6 (256 states × 50 goals), the read-out 1.1 ms instead
+        of 0.17 (oneDNN's bfloat16 matrix-vector product is slow): ≈ 1.1× for the relabelling.
         """
         if compute_dtype not in COMPUTE_DTYPES:
             raise ValueError(
