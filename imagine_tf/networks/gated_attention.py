@@ -5,8 +5,9 @@ from __future__ import annotations
 import tensorflow as tf
 
 
-def he_uniform_dense(units: int, activation=None, name: str | None = None,
-                     dtype=None) -> tf.keras.layers.Dense:  # fmt: skip
+def he_uniform_dense(
+    units: int, activation=None, name: str | None = None, dtype=None
+) -> tf.keras.layers.Dense:
     """Dense with He-uniform kernel and zero bias, the initialisation of the reference.
 
     ``dtype``: a Keras dtype policy (`precision.dense_policy`); None = the global one.
