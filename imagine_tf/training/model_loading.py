@@ -57,7 +57,8 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
     config = json.loads((root / "config.json").read_text())
     vocabulary = Vocabulary.default()
     network = _built({"architecture": config["reward_architecture"], "words": vocabulary.words[1:],
-                      "max_length": vocabulary.max_length, "num_objects": config["num_objects"]})  # fmt: skip
+                      "max_length": vocabulary.max_length, "num_objects": config["num_objects"],
+                      "normalize_goal": config.get("reward_normalize_goal", False)})  # fmt: skip
     for name in ("checkpoint", "checkpoint.old"):
         if (root / name / "state.npz").exists():
             status = tf.train.Checkpoint(reward_network=network).read(str(root / name / "tf"))

@@ -46,6 +46,19 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     assert more[0]["updates"] == expected_updates + 3 * 2
 
 
+def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_path):
+    from imagine_tf.training.model_loading import load_reward_network
+
+    config = TrainConfig(reward_normalize_goal=True, **TINY)
+    trainer = ImagineTrainer(config, tmp_path)
+    trainer.train(num_epochs=1, progress=False)
+    assert trainer.reward_network.normalize_goal
+    loaded, _ = load_reward_network(tmp_path)
+    assert loaded.normalize_goal
+    inputs = {"state": trainer.memory.states[:8], "goal": trainer._goal_tokens()[:1].repeat(8, 0)}
+    np.testing.assert_allclose(loaded(inputs), trainer.reward_network(inputs), atol=1e-6)
+
+
 def test_eval_and_report_of_a_tiny_run(tmp_path):
     from imagine_tf.training.agent_report import run_row
     from imagine_tf.training.train_eval import evaluate_run
