@@ -312,6 +312,7 @@ def _study_command(args: argparse.Namespace) -> str:
 
 
 def _reward_report_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training.earlier_report import read_earlier_report
     from imagine_tf.training.reward_study import (
         collect_study,
         format_study,
@@ -323,9 +324,9 @@ def _reward_report_command(args: argparse.Namespace) -> int:
     try:
         report = collect_study(args.root_dir)
         if args.include:
-            report = merge_reports(report, json.loads(pathlib.Path(args.include).read_text()))
-    except (FileNotFoundError, ValueError, json.JSONDecodeError) as error:
-        raise UsageError(f"{error}") from None
+            report = merge_reports(report, read_earlier_report(args.include))
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(str(error)) from None
     if args.out:
         command = f"imagine-tf reward report --root-dir {args.root_dir} --out {args.out}"
         command += f" --include {args.include}" if args.include else ""
@@ -443,16 +444,12 @@ def _export_policy_command(args: argparse.Namespace) -> int:
 
 def _report_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.agent_report import write_agent_report
+    from imagine_tf.training.earlier_report import read_earlier_report
 
     command = " ".join(["imagine-tf report", *args.root_dirs, "--out", args.out])
-    earlier = None
-    if args.include:
-        command += f" --include {args.include}"
-        try:
-            earlier = json.loads(pathlib.Path(args.include).read_text())
-        except (OSError, json.JSONDecodeError) as error:
-            raise UsageError(f"--include {args.include}: not a readable JSON report ({error}).")
+    command += f" --include {args.include}" if args.include else ""
     try:
+        earlier = read_earlier_report(args.include) if args.include else None
         record = write_agent_report(args.root_dirs, args.out, command, earlier)
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(str(error)) from None
@@ -477,8 +474,6 @@ def _eval_command(args: argparse.Namespace) -> int:
 
 
 def _prepared_dataset(args: argparse.Namespace):
-    import pathlib
-
     from imagine_tf.training.dataset_build import dataset_dir
 
     directory = pathlib.Path(args.dataset_dir or dataset_dir(args.data_dir, args.config))

@@ -17,7 +17,6 @@ from typing import Sequence
 import tensorflow as tf
 from tf_agents.utils import common
 
-from imagine_tf.networks.deep_sets import DeepSetsTrunk
 from imagine_tf.networks.gated_attention import final_dense
 from imagine_tf.networks.goal_conditioned_network import (
     OBJECT_INPUT_DIM,
@@ -57,14 +56,7 @@ class ActorNetwork(GoalConditionedNetwork):
         feature_dim = (
             OBJECT_INPUT_DIM if architecture == "ma" else int(input_tensor_spec["state"].shape[-1])
         )
-        self.trunk = DeepSetsTrunk(
-            architecture,
-            feature_dim,
-            hidden_units,
-            self.latent_units,
-            compute_dtype,
-            name="trunk",
-        )
+        self.trunk = self.make_trunk(feature_dim, hidden_units, compute_dtype)
         self.action_layer = final_dense(
             output_tensor_spec.shape.num_elements(), final_layer_init, "tanh", name="action"
         )

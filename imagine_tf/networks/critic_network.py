@@ -17,7 +17,6 @@ from typing import Sequence
 
 import tensorflow as tf
 
-from imagine_tf.networks.deep_sets import DeepSetsTrunk
 from imagine_tf.networks.gated_attention import final_dense
 from imagine_tf.networks.goal_conditioned_network import (
     OBJECT_INPUT_DIM,
@@ -56,14 +55,7 @@ class CriticNetwork(GoalConditionedNetwork):
             if architecture == "ma"
             else int(observation_spec["state"].shape[-1]) + action_dim
         )
-        self.trunk = DeepSetsTrunk(
-            architecture,
-            feature_dim,
-            hidden_units,
-            self.latent_units,
-            compute_dtype,
-            name="trunk",
-        )
+        self.trunk = self.make_trunk(feature_dim, hidden_units, compute_dtype)
         self.value_layer = final_dense(1, final_layer_init, name="q_value")
 
     def call(self, inputs, step_type=None, network_state=(), training=False):

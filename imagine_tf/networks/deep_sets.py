@@ -162,15 +162,12 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
             features = tf.concat([features, goal_embedding], axis=-1)
         else:
             features = self.attention((features, goal_embedding))
-        if self.after_sum is None:
-            for layer in self.layers_before_sum:
-                features = layer(features)
-            return tf.cast(features, tf.float32)
-        # The per-object layers on [B·N, F]: 2-D products, fused with their bias and ReLU.
+        # On [B·N, F] (ma) or [B, F]: 2-D products, fused with their bias and ReLU.
         shape = tf.shape(features)
-        per_object = tf.reshape(features, [-1, features.shape[-1]])
+        rows = tf.reshape(features, [-1, features.shape[-1]])
         for layer in self.layers_before_sum:
-            per_object = layer(per_object)
-        per_object = tf.reshape(per_object, [shape[0], shape[1], per_object.shape[-1]])
-        return tf.cast(self.after_sum(tf.reduce_sum(tf.cast(per_object, tf.float32), axis=1)),
-                       tf.float32)  # fmt: skip
+            rows = layer(rows)
+        if self.after_sum is not None:  # sum over objects (in float32), then the last layer
+            per_object = tf.reshape(tf.cast(rows, tf.float32), [shape[0], shape[1], -1])
+            rows = self.after_sum(tf.reduce_sum(per_object, axis=1))
+        return tf.cast(rows, tf.float32)

@@ -20,7 +20,7 @@ import tensorflow as tf
 from tf_agents.networks import network
 from tf_agents.specs import tensor_spec
 
-from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM, object_inputs
+from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM, DeepSetsTrunk, object_inputs
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
 
 ARCHITECTURES = ("ma", "fa", "fc")
@@ -55,6 +55,11 @@ class GoalConditionedNetwork(network.Network):
         self.num_objects = num_objects_of(observation_spec["state"])
         self.encoder = SentenceEncoder(words, max_length, embedding_units, name="sentence_encoder")
         self.encoder.trainable = False
+
+    def make_trunk(self, feature_dim: int, hidden_units: int, compute_dtype: str) -> DeepSetsTrunk:
+        """The Deep Sets trunk of this network's architecture and ``latent_units``."""
+        return DeepSetsTrunk(self.architecture, feature_dim, hidden_units, self.latent_units,
+                             compute_dtype, name="trunk")  # fmt: skip
 
     def goal_embedding(self, goal: tf.Tensor) -> tf.Tensor:
         """[B, E] from token ids [B, L] (frozen encoder, no gradient) or embeddings [B, E]."""

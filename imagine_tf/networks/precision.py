@@ -18,16 +18,20 @@ COMPUTE_DTYPES = ("float32", "bfloat16")
 NATIVE_BFLOAT16_CPU_FLAGS = ("avx512_bf16", "amx_bf16")
 
 
-def dense_policy(compute_dtype: str) -> tf.keras.mixed_precision.Policy:
-    """The Keras dtype policy of hidden layers computing in ``compute_dtype``."""
+def compute_dtype_of(compute_dtype: str) -> tf.DType:
+    """The `tf.DType` of a ``compute_dtype`` name; a ValueError with the choices otherwise."""
     if compute_dtype not in COMPUTE_DTYPES:
         raise ValueError(
             f"compute_dtype must be one of {COMPUTE_DTYPES}, got {compute_dtype!r}: "
             '"bfloat16" is mixed precision (float32 weights), "float32" the full precision.'
         )
-    return tf.keras.mixed_precision.Policy(
-        "mixed_bfloat16" if compute_dtype == "bfloat16" else "float32"
-    )
+    return tf.as_dtype(compute_dtype)
+
+
+def dense_policy(compute_dtype: str) -> tf.keras.mixed_precision.Policy:
+    """The Keras dtype policy of hidden layers computing in ``compute_dtype``."""
+    bfloat16 = compute_dtype_of(compute_dtype) == tf.bfloat16
+    return tf.keras.mixed_precision.Policy("mixed_bfloat16" if bfloat16 else "float32")
 
 
 def has_native_bfloat16(cpuinfo: str | None = None) -> bool:

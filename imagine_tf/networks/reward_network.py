@@ -59,10 +59,12 @@ from imagine_tf.networks.deep_sets import (
 )
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 from imagine_tf.networks.or_network import OrNetwork
-from imagine_tf.networks.precision import COMPUTE_DTYPES
+from imagine_tf.networks.precision import compute_dtype_of
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
 
 ARCHITECTURES = ("ma", "fa", "fc", "ma_pairs")
+#: The architectures whose `RewardNetwork.scan` can run in bfloat16 (`_module_logits_per_goal`).
+BFLOAT16_SCAN_ARCHITECTURES = ("ma", "fa")
 PAIR_GATES = ("per_slot", "shared", "residual")
 OBJECT_INPUT_DIM = 2 * BODY_DIM + 2 * OBJECT_DIM  # 84
 PAIR_INPUT_DIM = 2 * BODY_DIM + 4 * OBJECT_DIM  # 162
@@ -274,19 +276,16 @@ class RewardNetwork(tf.keras.Model):
         environment produces.
 
         ``compute_dtype="bfloat16"`` (MA and FA) runs the two products in bfloat16 with float32
-        accumulation; probabilities differ by ~10⁻³. On this project's AVX512_BF16 CPU the large
+        accumulation. On a trained MA reward (358,000 state-goal pairs) the median |Δp| was 0, the
+        largest 0.054, and one decision at 0.5 changed. On this project's AVX512_BF16 CPU the large
         product takes 3.2 ms instead of 5.6 (256 states × 50 goals), the read-out 1.1 ms instead
         of 0.17 (oneDNN's bfloat16 matrix-vector product is slow): ≈ 1.1× for the relabelling.
         """
-        if compute_dtype not in COMPUTE_DTYPES:
-            raise ValueError(
-                f"compute_dtype must be one of {COMPUTE_DTYPES}, got {compute_dtype!r}."
-            )
-        if compute_dtype != "float32" and self.architecture not in ("ma", "fa"):
+        dtype = compute_dtype_of(compute_dtype)
+        if dtype != tf.float32 and self.architecture not in BFLOAT16_SCAN_ARCHITECTURES:
             raise ValueError(
                 f"A bfloat16 scan exists for MA and FA, not {self.architecture!r}: use float32."
             )
-        dtype = tf.as_dtype(compute_dtype)
         state = tf.convert_to_tensor(state, tf.float32)
         goal_embeddings = tf.convert_to_tensor(goal_embeddings, tf.float32)
         kernel, bias = self.hidden.kernel, self.hidden.bias  # [F, H], [H]

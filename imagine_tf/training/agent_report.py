@@ -18,6 +18,7 @@ import time
 from typing import Sequence
 
 from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.training.earlier_report import earlier_runs_not_given
 
 
 def run_row(root_dir: str | os.PathLike) -> dict:
@@ -80,15 +81,9 @@ def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.Pa
     """
     rows = [run_row(root) for root in root_dirs]
     if earlier is not None:
-        if "runs" not in earlier:
-            raise ValueError(
-                "The earlier report has no 'runs': give a JSON file written by "
-                "`imagine-tf report --out`."
-            )
-        names = {row["run"] for row in rows}
-        kept = [{**row, "reported_by": row.get("reported_by", earlier.get("command"))}
-                for row in earlier["runs"] if row["run"] not in names]  # fmt: skip
-        rows = kept + rows
+        kept = earlier_runs_not_given(rows, earlier, "imagine-tf report")
+        rows = [{**row, "reported_by": row.get("reported_by", earlier.get("command"))}
+                for row in kept] + rows  # fmt: skip
     record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "runs": rows}
     write_text_atomically(path, json.dumps(record, indent=1))
     return record

@@ -32,6 +32,7 @@ import numpy as np
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.training.atomic_files import save_figure_atomically, write_text_atomically
+from imagine_tf.training.earlier_report import earlier_runs_not_given
 from imagine_tf.training.run_lock import RunLock
 
 STUDIES = {
@@ -157,13 +158,8 @@ def merge_reports(report: dict, earlier: dict) -> dict:
     ``report`` replaces the earlier row of the same name (its path under the study root), and
     mean ± std is recomputed over all rows.
     """
-    if "runs" not in earlier:
-        raise ValueError(
-            "The earlier report has no 'runs': give a JSON file written by "
-            "`imagine-tf reward report --out`."
-        )
-    names = {run["run"] for run in report["runs"]}
-    runs = [run for run in earlier["runs"] if run["run"] not in names] + list(report["runs"])
+    kept = earlier_runs_not_given(report["runs"], earlier, "imagine-tf reward report")
+    runs = kept + list(report["runs"])
     runs.sort(key=lambda run: run["run"])
     return {"runs": runs, "mean_std": _aggregate(runs)}
 

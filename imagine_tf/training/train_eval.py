@@ -58,7 +58,7 @@ from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.actor_network import ActorNetwork
 from imagine_tf.networks.critic_network import CriticNetwork
 from imagine_tf.networks.precision import has_native_bfloat16
-from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.networks.reward_network import BFLOAT16_SCAN_ARCHITECTURES, RewardNetwork
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
 from imagine_tf.reward.reward_memory import RewardMemory
 from imagine_tf.training.atomic_files import write_text_atomically
@@ -151,9 +151,9 @@ class ImagineTrainer:
                 GoalTable.from_sentences(["Go left"])
             )  # refreshed on discovery
         else:
-            scan_dtype = (
-                config.compute_dtype if config.reward_architecture in ("ma", "fa") else "float32"
-            )
+            # MA-pairs and FC rewards scan in float32 (`RewardNetwork.scan`)
+            bfloat16_scan = config.reward_architecture in BFLOAT16_SCAN_ARCHITECTURES
+            scan_dtype = config.compute_dtype if bfloat16_scan else "float32"
             self.scorer = LearnedRewardScorer(self.reward_network, compute_dtype=scan_dtype)
         self.relabeler = HerRelabeler(self.scorer, seed=config.seed)
         self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)

@@ -86,10 +86,12 @@ def test_encoder_weights_come_from_the_reward_model_and_get_no_gradient():
     np.testing.assert_allclose(
         actor.goal_embedding(inputs["goal"]), reward.encoder(inputs["goal"]), atol=1e-6
     )
-    with tf.GradientTape() as tape:
+    with tf.GradientTape(persistent=True) as tape:
         loss = tf.reduce_sum(actor(inputs)[0])
     gradients = tape.gradient(loss, actor.encoder.weights)
     assert all(g is None for g in gradients)
+    # ... while the same loss does reach the trunk (the test above is not vacuous)
+    assert all(g is not None for g in tape.gradient(loss, actor.trunk.trainable_weights))
     # With a float goal spec, the goal is an embedding computed beforehand: same actions.
     spec = dict(example_observation_spec(3, LENGTH), goal=tf.TensorSpec([100], tf.float32))
     on_embeddings = ActorNetwork(spec, ACTION_SPEC, "ma", WORDS, LENGTH)
