@@ -7,6 +7,8 @@
     imagine-tf bench env|dataset|train [--json] [--out FILE] [--quick] [--threads T]
                      [--compute-dtype bfloat16]
     imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart [--threads T]
+    imagine-tf train --gin-file configs/ma.gin --gin-binding 'TrainConfig.batch_size = 1536' \
+        --fork-from runs/ma_s0 --root-dir runs/ma_s0_b1536
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
@@ -29,6 +31,7 @@ from typing import Sequence
 
 from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
+from imagine_tf.training.run_fork import ForkError
 from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -343,7 +346,9 @@ def _train_command(args: argparse.Namespace) -> int:
     _limit_threads(args.threads)
     _parse_gin(args, train_eval)
     logs = train_eval.train_eval(
-        args.root_dir, **({"num_epochs": args.num_epochs} if args.num_epochs else {})
+        args.root_dir,
+        **({"num_epochs": args.num_epochs} if args.num_epochs else {}),
+        fork_from=args.fork_from,
     )
     print(
         json.dumps(
@@ -699,6 +704,12 @@ def build_parser() -> argparse.ArgumentParser:
     train_parser.add_argument(
         "--threads", type=int, help="TensorFlow threads (default: all cores); 1: runs side by side"
     )
+    train_parser.add_argument(
+        "--fork-from",
+        metavar="RUN",
+        help="start a new --root-dir from RUN's last checkpoint, with the given gin settings "
+        "(fork.json records what changed); repeating the command resumes the fork",
+    )
     _add_gin_flags(train_parser)
     train_parser.set_defaults(run=_train_command)
 
@@ -799,7 +810,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (UsageError, RunDirectoryBusy, RunConfigMismatch) as error:
+    except (UsageError, RunDirectoryBusy, RunConfigMismatch, ForkError) as error:
         print(f"imagine-tf {args.command}: error: {error}", file=sys.stderr)
         return 2
 

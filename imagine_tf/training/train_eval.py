@@ -515,16 +515,23 @@ def train_eval(
         "Grow any plant",
         "Grasp red furniture",
     ),
+    fork_from: str | None = None,
 ) -> list[dict]:
     """Trains (or resumes) a run with the gin-bound `TrainConfig`.
 
+    ``fork_from``: a run whose last checkpoint a new ``root_dir`` starts from (`fork_run`); a
+    ``root_dir`` that is already that fork just resumes, so the same command can be repeated.
     Writes the operative gin config, ``learning_curve.png`` and ``agent.gif`` (the noise-free
     policy pursuing ``demo_goals``) into ``root_dir``.
     """
+    from imagine_tf.training.run_fork import fork_run, fork_source
     from imagine_tf.training.run_report import plot_learning_curve, render_agent
 
     root = pathlib.Path(root_dir)
-    trainer = ImagineTrainer(TrainConfig(), root)
+    config = TrainConfig()
+    if fork_from is not None and fork_source(root) is None:
+        fork_run(fork_from, root, config)
+    trainer = ImagineTrainer(config, root)
     logs = trainer.train(num_epochs, progress=progress)
     (root / "operative_config.gin").write_text(gin.operative_config_str())
     if trainer.logs:

@@ -248,6 +248,21 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     code, _, err = run(capsys, *argv, "--gin-binding", "TrainConfig.batch_size = 32")
     gin.clear_config()
     assert code == 2 and "batch_size: run 16, given 32" in err  # resumed with another config
+    # A fork of the run trains on from its epoch with the other batch; repeating resumes it.
+    fork = ["--gin-binding", "TrainConfig.batch_size = 32", "--fork-from", str(root)]
+    fork_argv = [a if a != str(root) else str(tmp_path / "fork") for a in argv] + fork
+    fork_argv[fork_argv.index("--num_epochs=1")] = "--num_epochs=2"
+    code, out, _ = run(capsys, *fork_argv)
+    gin.clear_config()
+    assert code == 0 and json.loads(out)["epoch"] == 2
+    record = json.loads((tmp_path / "fork" / "fork.json").read_text())
+    assert record["epoch"] == 1 and record["changed"] == {"batch_size": [16, 32]}
+    code, out, _ = run(capsys, *fork_argv)
+    gin.clear_config()
+    assert code == 0 and json.loads(out)["note"] == "already trained"
+    code, _, err = run(capsys, *argv, "--fork-from", str(tmp_path / "fork"))
+    gin.clear_config()
+    assert code == 2 and "not a fork" in err  # forking onto the existing run would overwrite it
 
 
 @pytest.mark.slow

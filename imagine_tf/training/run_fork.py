@@ -1,0 +1,139 @@
+"""Forking a run: a new run directory that continues another run's last checkpoint with some
+settings changed ("what if, from epoch 55 on, the batch were 1,536?").
+
+`fork_run` copies the source's checkpoint (networks, optimizers, discovered goals, reward
+memory, counters, RNG states), its replay files, ``progress.jsonl`` and TensorBoard events into
+the new directory, writes the new ``config.json`` and a ``fork.json`` that records where the
+run came from and what changed. Training the new directory then resumes from the copy, so both
+branches share their history up to the fork epoch and the source is left untouched.
+
+* The source must not be training (its `RunLock` is taken while copying), so the copy is one
+  consistent checkpoint.
+* Replay files never change once written (`ReplayCheckpoint`: new files, renamed into place),
+  so they are hard-linked when both directories are on one file system (no extra disk for a
+  1.3 GB replay), else copied. The rest is copied.
+* The copy is made in a temporary sibling and renamed into place: an interrupted fork leaves
+  no half-made run.
+* Settings that fix the shapes of the saved state (`STATE_SHAPE_FIELDS`) cannot change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import os
+import pathlib
+import shutil
+
+import numpy as np
+
+from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.training.run_lock import RunLock
+
+# TrainConfig fields the checkpoint's variables and arrays are shaped by.
+STATE_SHAPE_FIELDS = (
+    "architecture",
+    "reward_architecture",
+    "num_objects",
+    "reward_normalize_goal",
+    "replay_capacity",
+    "memory_capacity",
+)
+_COPIED = ("checkpoint", "replay", "progress.jsonl", "tensorboard")
+
+
+class ForkError(ValueError):
+    """A fork that cannot be made (no checkpoint, a changed state shape, a used target)."""
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system, or links not allowed
+        shutil.copy2(source, target)
+
+
+def fork_source(root_dir: str | os.PathLike) -> str | None:
+    """The source a run directory was forked from; None for a directory with no run.
+
+    Raises:
+      ForkError: ``root_dir`` holds a run that is not a fork (forking would overwrite it).
+    """
+    root = pathlib.Path(root_dir)
+    if not (root / "config.json").exists():
+        return None
+    if not (root / "fork.json").exists():
+        raise ForkError(
+            f"{root} already holds a run that is not a fork. Fork into a new --root-dir, or "
+            "resume this run without --fork-from."
+        )
+    return json.loads((root / "fork.json").read_text())["source"]
+
+
+def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, config) -> dict:
+    """Makes ``target_dir`` a copy of the run in ``source_dir`` that will train with ``config``.
+
+    Args:
+      source_dir: a run directory with a checkpoint (`imagine-tf train` wrote it).
+      target_dir: the new run directory: absent or empty.
+      config: the fork's `TrainConfig`; its `STATE_SHAPE_FIELDS` must equal the source's.
+
+    Returns:
+      The ``fork.json`` record: source, epoch, the changed fields as {field: [source, fork]}.
+
+    Raises:
+      ForkError: no checkpoint in the source, a changed state-shape field, or a target that
+        already holds files. `RunDirectoryBusy` if the source is training.
+    """
+    source, target = pathlib.Path(source_dir).resolve(), pathlib.Path(target_dir).resolve()
+    if source == target:
+        raise ForkError(
+            f"--fork-from {source} is the --root-dir itself; fork into a new directory."
+        )
+    if not (source / "config.json").exists() or not (source / "checkpoint").is_dir():
+        raise ForkError(
+            f"{source} has no run checkpoint (config.json and checkpoint/): fork from a run "
+            "that `imagine-tf train` has trained for at least one epoch."
+        )
+    if target.exists() and any(target.iterdir()):
+        raise ForkError(
+            f"{target} is not empty. A fork goes into a new directory; to continue an existing "
+            "fork, run `imagine-tf train` on it without --fork-from."
+        )
+    stored = json.loads((source / "config.json").read_text())
+    new = dataclasses.asdict(config)
+    changed_shapes = {k: (stored[k], new[k]) for k in STATE_SHAPE_FIELDS if stored.get(k, new[k]) != new[k]}  # fmt: skip
+    if changed_shapes:
+        listed = ", ".join(f"{k}: source {a!r}, fork {b!r}" for k, (a, b) in changed_shapes.items())
+        raise ForkError(
+            f"A fork cannot change what the checkpoint's shapes depend on ({listed}). Keep "
+            f"these as in {source / 'config.json'}, or start a new run."
+        )
+    changed = {k: [stored[k], v] for k, v in new.items() if k in stored and stored[k] != v}
+    staging = target.parent / f".{target.name}.fork-partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    with RunLock(source):
+        with np.load(source / "checkpoint" / "state.npz") as state:
+            logs = json.loads(state["logs"].tobytes().decode())
+        staging.mkdir(parents=True)
+        for name in _COPIED:
+            path = source / name
+            if name == "replay" and path.is_dir():
+                shutil.copytree(path, staging / name, copy_function=_link_or_copy)
+            elif path.is_dir():
+                shutil.copytree(path, staging / name)
+            elif path.exists():
+                shutil.copy2(path, staging / name)
+    record = {
+        "source": str(source),
+        "epoch": logs[-1]["epoch"] if logs else 0,
+        "changed": changed,
+        "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    write_text_atomically(staging / "config.json", json.dumps(new, indent=1))
+    write_text_atomically(staging / "fork.json", json.dumps(record, indent=1))
+    if target.exists():
+        target.rmdir()
+    os.replace(staging, target)
+    return record
