@@ -47,6 +47,9 @@ def run_row(root_dir: str | os.PathLike) -> dict:
             sum(v for r in logs for k, v in r.items() if k.startswith("seconds_")), 1
         ),
     }
+    if (root / "fork.json").exists():
+        fork = json.loads((root / "fork.json").read_text())
+        row["forked_from"] = {key: fork[key] for key in ("source", "epoch", "changed")}
     if (root / "eval.json").exists():
         evaluation = json.loads((root / "eval.json").read_text())
         # The run may have gone on since its evaluation: the SR belongs to this many episodes.
@@ -75,13 +78,16 @@ def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.Pa
                        command: str, earlier: dict | None = None) -> dict:  # fmt: skip
     """Rows of the runs, written as JSON (atomically) with the command and a timestamp.
 
-    ``earlier``: a report written before (an agent_sr.json) whose rows are kept when no run given
-    here has the same name; run directories do not always outlive a machine, written rows do.
+    ``earlier``: a report written before (an agent_sr.json) whose rows are kept unless a run given
+    here has the same name and evaluation epoch; run directories do not always outlive a machine,
+    written rows do, and a run evaluated again later adds a row beside the earlier one.
     Each kept row records the command that wrote it (``reported_by``).
     """
     rows = [run_row(root) for root in root_dirs]
     if earlier is not None:
-        kept = earlier_runs_not_given(rows, earlier, "imagine-tf report")
+        kept = earlier_runs_not_given(
+            rows, earlier, "imagine-tf report", keys=("run", "evaluated_at_epoch")
+        )
         rows = [{**row, "reported_by": row.get("reported_by", earlier.get("command"))}
                 for row in kept] + rows  # fmt: skip
     record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "runs": rows}

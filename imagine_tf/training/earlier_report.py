@@ -20,8 +20,11 @@ def read_earlier_report(path: str | os.PathLike) -> dict:
         raise ValueError(f"--include {path}: not a readable JSON report ({error}).") from None
 
 
-def earlier_runs_not_given(runs: list[dict], earlier: dict, made_by: str) -> list[dict]:
-    """The rows of ``earlier`` whose ``"run"`` name is not among ``runs`` (those replace them).
+def earlier_runs_not_given(runs: list[dict], earlier: dict, made_by: str,
+                           keys: tuple[str, ...] = ("run",)) -> list[dict]:  # fmt: skip
+    """The rows of ``earlier`` that no row of ``runs`` replaces: rows agree on all of ``keys``
+    (the run's name; for the agent report also the epoch it was evaluated at, so a run's
+    evaluations at several epochs are all kept).
 
     Raises:
       ValueError: ``earlier`` has no "runs" (not written by ``made_by --out``).
@@ -30,5 +33,5 @@ def earlier_runs_not_given(runs: list[dict], earlier: dict, made_by: str) -> lis
         raise ValueError(
             f"The earlier report has no 'runs': give a JSON file written by `{made_by} --out`."
         )
-    names = {run["run"] for run in runs}
-    return [run for run in earlier["runs"] if run["run"] not in names]
+    given = {tuple(run.get(k) for k in keys) for run in runs}
+    return [run for run in earlier["runs"] if tuple(run.get(k) for k in keys) not in given]

@@ -63,6 +63,7 @@ from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
 from imagine_tf.reward.reward_memory import RewardMemory
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.collection import EpisodeCollector
+from imagine_tf.training.failure_modes import grow_outcome_shares
 from imagine_tf.training.replay_checkpoint import ReplayCheckpoint
 from imagine_tf.training.run_lock import RunConfigMismatch, RunLock
 
@@ -381,10 +382,7 @@ class ImagineTrainer:
         """
         goals = [g for g in goals for _ in range(repetitions)]
         _, success = self.play(goals, seed, num_objects)
-        per_goal: dict[str, list[bool]] = {}
-        for goal, value in zip(goals, success):
-            per_goal.setdefault(goal, []).append(bool(value))
-        return {goal: float(np.mean(values)) for goal, values in per_goal.items()}
+        return success_per_goal(goals, success)
 
     def _evaluator(self, goals: tuple, seed: int, num_objects: int) -> EpisodeCollector:
         """One environment and compiled greedy policy per goal list (cached)."""
@@ -541,9 +539,18 @@ def train_eval(
     return logs
 
 
+def success_per_goal(goals: Sequence[str], success: np.ndarray) -> dict[str, float]:
+    """{goal: mean success over its episodes}; ``goals`` [B] may repeat a goal."""
+    per_goal: dict[str, list[bool]] = {}
+    for goal, value in zip(goals, success):
+        per_goal.setdefault(goal, []).append(bool(value))
+    return {goal: float(np.mean(values)) for goal, values in per_goal.items()}
+
+
 def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None = None,
                  seed: int = 12345) -> dict:  # fmt: skip
-    """Restores a run and measures the success rate per goal (train, test, per type); writes eval.json."""
+    """Restores a run and measures the success rate per goal (train, test, per type) and what
+    the policy did in its Grow episodes (`failure_modes`); writes eval.json."""
     root = pathlib.Path(root_dir)
     if not (root / "config.json").exists():
         raise FileNotFoundError(
@@ -553,9 +560,13 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
     trainer = ImagineTrainer(config, root)
     if not trainer.restore(with_replay=False):
         raise FileNotFoundError(f"No checkpoint in {root_dir}.")
-    per_goal = {}
-    for goals in (grammar.train_goals(), grammar.test_goals()):
-        per_goal.update(trainer.evaluate(goals, repetitions, seed, num_objects))
+    per_goal, grow_outcomes = {}, {}
+    for split, goals in (("train", grammar.train_goals()), ("test", grammar.test_goals())):
+        goals = [g for g in goals for _ in range(repetitions)]
+        episodes, success = trainer.play(goals, seed, num_objects)
+        per_goal.update(success_per_goal(goals, success))
+        grow = np.array([g.split()[0] == "Grow" for g in goals])
+        grow_outcomes[split] = grow_outcome_shares(episodes.states[grow], success[grow])
     test = [g for g in per_goal if grammar.is_test_goal(g)]
     result = {
         "epoch": int(trainer.epoch.numpy()),
@@ -569,6 +580,7 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
             predicate: float(np.mean([v for g, v in per_goal.items()
                                       if g not in test and g.split()[0] == predicate]))
             for predicate in ("Go", "Grasp", "Grow")},  # fmt: skip
+        "grow_outcomes": grow_outcomes,
         "per_goal": per_goal,
     }
     name = (

@@ -39,6 +39,10 @@ def test_the_fork_resumes_the_source_checkpoint_with_the_changed_setting(source,
     assert [json.loads(x)["epoch"] for x in lines] == [1, 2, 3]
     assert len((source / "progress.jsonl").read_text().splitlines()) == 2  # source untouched
     assert json.loads((source / "config.json").read_text())["batch_size"] == 16
+    from imagine_tf.training.agent_report import run_row
+
+    assert run_row(tmp_path / "fork")["forked_from"] == {
+        "source": str(source.resolve()), "epoch": 2, "changed": record["changed"]}  # fmt: skip
 
 
 def test_what_cannot_be_forked_is_refused_and_nothing_is_written(source, tmp_path):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from imagine_tf.agents.episode_replay import EPISODE_FIELDS
+from imagine_tf.language import grammar
 from imagine_tf.training.run_lock import RunConfigMismatch
 from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
@@ -85,20 +86,27 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert json.loads((tmp_path / "eval.json").read_text())["per_goal"] == result["per_goal"]
     assert len(result["per_goal"]) == 255 and set(result["per_type"]) == {"1", "2", "3", "4", "5"}
     assert set(result["train_per_predicate"]) == {"Go", "Grasp", "Grow"}
+    grow_train = [g for g in grammar.train_goals() if g.startswith("Grow")]
+    outcomes = result["grow_outcomes"]["train"]
+    assert outcomes["episodes"] == 2 * len(grow_train) == 2 * 46
+    assert outcomes["achieved"] == pytest.approx(result["train_per_predicate"]["Grow"])
     row = run_row(tmp_path)
     assert row["repetitions"] == 2 and row["train_success"] == result["train_success"]
     assert row["evaluated_at_epoch"] == 1 and row["evaluated_at_episodes"] == 12
     assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
     assert row["compute_dtype"] == "float32" and row["final_layer_init"] == "small_uniform"
-    # An earlier report keeps the rows of runs whose directories are gone; a rerun run replaces.
+    # An earlier report keeps the rows of runs whose directories are gone, and a run's rows
+    # evaluated at other epochs; a row of the same run and epoch is replaced.
     from imagine_tf.training.agent_report import write_agent_report
 
-    earlier = {"command": "imagine-tf report old_run", "runs": [{"run": "old_run", "seed": 7},
-                                                                {"run": tmp_path.name, "seed": -1}]}  # fmt: skip
+    earlier = {"command": "imagine-tf report old_run", "runs": [
+        {"run": "old_run", "seed": 7},
+        {"run": tmp_path.name, "seed": -1, "evaluated_at_epoch": 1},
+        {"run": tmp_path.name, "seed": -2, "evaluated_at_epoch": 0}]}  # fmt: skip
     record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", earlier)
-    assert [r["run"] for r in record["runs"]] == ["old_run", tmp_path.name]
+    assert [(r["run"], r["seed"]) for r in record["runs"]] == [
+        ("old_run", 7), (tmp_path.name, -2), (tmp_path.name, 0)]  # fmt: skip
     assert record["runs"][0]["reported_by"] == "imagine-tf report old_run"
-    assert record["runs"][1]["seed"] == 0  # the run given here, not the earlier row
     assert json.loads((tmp_path / "sr.json").read_text()) == record
     with pytest.raises(ValueError, match="has no 'runs'"):
         write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", {"command": "x"})
