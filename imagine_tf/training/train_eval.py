@@ -305,7 +305,7 @@ class ImagineTrainer:
             self.agent.set_goal_encoder(self.reward_network.encoder)  # only changes here
         timings["reward"] = time.perf_counter() - start
         start = time.perf_counter()
-        train_success = self.evaluate(grammar.train_goals())
+        train_success, grow_outcomes = self.evaluate_with_outcomes(grammar.train_goals())
         test_success = self.evaluate(grammar.test_goals())
         timings["evaluation"] = time.perf_counter() - start
         self.epoch.assign_add(1)
@@ -323,6 +323,8 @@ class ImagineTrainer:
             **{f"eval_train_success_{predicate.lower()}": float(np.mean(
                 [v for goal, v in train_success.items() if goal.split()[0] == predicate]))
                for predicate in ("Go", "Grasp", "Grow")},  # fmt: skip
+            **{f"eval_train_grow_{name.replace(' ', '_')}": share
+               for name, share in grow_outcomes.items() if name != "episodes"},  # fmt: skip
             **{f"seconds_{name}": round(value, 3) for name, value in timings.items()},
         }
 
@@ -380,9 +382,16 @@ class ImagineTrainer:
 
         ``num_objects`` other than the training N needs the MA policy (it works at any N).
         """
+        return self.evaluate_with_outcomes(goals, repetitions, seed, num_objects)[0]
+
+    def evaluate_with_outcomes(self, goals, repetitions: int = 1, seed: int = 12345,
+                               num_objects: int | None = None) -> tuple[dict, dict]:  # fmt: skip
+        """`evaluate`, and the `grow_outcome_shares` of the Grow episodes among them."""
         goals = [g for g in goals for _ in range(repetitions)]
-        _, success = self.play(goals, seed, num_objects)
-        return success_per_goal(goals, success)
+        episodes, success = self.play(goals, seed, num_objects)
+        grow = np.array([g.split()[0] == "Grow" for g in goals])
+        outcomes = grow_outcome_shares(episodes.states[grow], success[grow])
+        return success_per_goal(goals, success), outcomes
 
     def _evaluator(self, goals: tuple, seed: int, num_objects: int) -> EpisodeCollector:
         """One environment and compiled greedy policy per goal list (cached)."""
@@ -562,11 +571,10 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
         raise FileNotFoundError(f"No checkpoint in {root_dir}.")
     per_goal, grow_outcomes = {}, {}
     for split, goals in (("train", grammar.train_goals()), ("test", grammar.test_goals())):
-        goals = [g for g in goals for _ in range(repetitions)]
-        episodes, success = trainer.play(goals, seed, num_objects)
-        per_goal.update(success_per_goal(goals, success))
-        grow = np.array([g.split()[0] == "Grow" for g in goals])
-        grow_outcomes[split] = grow_outcome_shares(episodes.states[grow], success[grow])
+        success, grow_outcomes[split] = trainer.evaluate_with_outcomes(
+            goals, repetitions, seed, num_objects
+        )
+        per_goal.update(success)
     test = [g for g in per_goal if grammar.is_test_goal(g)]
     result = {
         "epoch": int(trainer.epoch.numpy()),

@@ -29,6 +29,9 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     )  # learned: no policy update in epoch 0
     assert last["updates"] == expected_updates
     assert 0.0 <= last["eval_train_success"] <= 1.0 and last["seconds_collection"] > 0
+    grow_shares = [v for k, v in last.items() if k.startswith("eval_train_grow_")]
+    assert len(grow_shares) == 5 and sum(grow_shares) == pytest.approx(1.0)
+    assert last["eval_train_grow_achieved"] == pytest.approx(last["eval_train_success_grow"])
     if reward == "learned":
         assert logs[0]["reward_epochs"] == 2  # the reward model is updated at the end of epoch 0
     # A new trainer on the same directory continues where the first one stopped.
