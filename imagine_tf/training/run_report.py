@@ -1,8 +1,9 @@
 """What a person looks at after a run: the learning curve and the agent pursuing goals.
 
 * `plot_learning_curve`: success rate of the noise-free policy on the train and test goals (and
-  the train goals by predicate: Go, Grasp, Grow) per epoch (x axis in episodes × 10³, as the papers), discovered goals, and the reward model's
-  held-out F1 — from ``progress.jsonl`` records. PNG, written atomically.
+  the train goals by predicate: Go, Grasp, Grow) per epoch (x axis in episodes × 10³, as the
+  papers), discovered goals, the reward model's held-out F1 and what the hand held in the
+  train Grow episodes — from ``progress.jsonl`` records. PNG, written atomically.
 * `render_agent`: a GIF of the trained policy pursuing a few goals, one after the other, with
   the goal written on each frame and the oracle's verdict on the last one.
 """
@@ -16,17 +17,22 @@ import numpy as np
 
 from imagine_tf.env.rendering import render_states, write_episode
 from imagine_tf.training.atomic_files import save_figure_atomically
+from imagine_tf.training.failure_modes import GROW_OUTCOMES
 
 
 def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
-    """Train / test success rate, discovered goals and reward F1 against episodes (PNG)."""
+    """Train / test success rate, discovered goals and reward F1 against episodes (PNG), and
+    the Grow outcome shares of the in-training evaluation when the logs have them."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     episodes = np.array([r["episodes"] for r in logs]) / 1000
-    figure, (success, goals) = plt.subplots(1, 2, figsize=(9, 3.4))
+    grow_keys = [f"eval_train_grow_{name.replace(' ', '_')}" for name in GROW_OUTCOMES]
+    grow = [(e, r) for e, r in zip(episodes, logs) if all(k in r for k in grow_keys)]
+    figure, axes = plt.subplots(1, 3 if grow else 2, figsize=(13.5 if grow else 9, 3.4))
+    success, goals = axes[:2]
     success.plot(episodes, [r["eval_train_success"] for r in logs], label="train goals")
     success.plot(episodes, [r["eval_test_success"] for r in logs], label="test goals")
     for predicate, colour in (("go", "tab:purple"), ("grasp", "tab:brown"), ("grow", "tab:olive")):
@@ -45,6 +51,11 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
     success.legend(fontsize=8)
     goals.plot(episodes, [r["discovered_goals"] for r in logs], color="tab:green")
     goals.set(xlabel="episodes (×10³)", ylabel="discovered goals")
+    if grow:  # what the hand held in the train Grow episodes (`failure_modes`)
+        x, records = zip(*grow)
+        axes[2].stackplot(x, *[[r[k] for r in records] for k in grow_keys], labels=GROW_OUTCOMES)
+        axes[2].set(xlabel="episodes (×10³)", ylabel="share of train Grow episodes", ylim=(0, 1))
+        axes[2].legend(fontsize=7, loc="upper left")
     figure.tight_layout()
     save_figure_atomically(figure, path, dpi=110)
 

@@ -1,0 +1,26 @@
+"""The learning-curve PNG: a third panel for the Grow outcomes when the logs have them."""
+
+from PIL import Image
+
+from imagine_tf.training.failure_modes import GROW_OUTCOMES
+from imagine_tf.training.run_report import plot_learning_curve
+
+
+def records(epochs, with_grow_outcomes):
+    logs = []
+    for epoch in epochs:
+        record = {"episodes": 600 * epoch, "eval_train_success": 0.1 * epoch,
+                  "eval_test_success": 0.05 * epoch, "discovered_goals": 10 * epoch,
+                  "reward_held_out_f1": 0.9}  # fmt: skip
+        if with_grow_outcomes:
+            record.update({f"eval_train_grow_{n.replace(' ', '_')}": 0.2 for n in GROW_OUTCOMES})
+        logs.append(record)
+    return logs
+
+
+def test_the_grow_panel_is_drawn_only_from_records_that_have_the_outcomes(tmp_path):
+    plot_learning_curve(records([1, 2, 3], False), tmp_path / "old.png")
+    # A fork of an older run: the outcomes start at the fork.
+    plot_learning_curve(records([1, 2], False) + records([3, 4], True), tmp_path / "fork.png")
+    old, fork = (Image.open(tmp_path / name).size for name in ("old.png", "fork.png"))
+    assert old[1] == fork[1] and fork[0] > 1.4 * old[0]  # three panels against two
