@@ -40,6 +40,8 @@ class TransitionBatch:
       goal_ids: the episodes' target goals, int64 [B].
       goal_embeddings: their embeddings at collection time, float32 [B, E].
       episodes, steps: where they come from, int64 [B].
+      sampled_goal_ids: the goal each episode was drawn for by goal-biased sampling (its final
+        state achieved it), int64 [B]; −1 where the sampling was uniform.
     """
 
     states: np.ndarray
@@ -49,6 +51,7 @@ class TransitionBatch:
     goal_embeddings: np.ndarray
     episodes: np.ndarray
     steps: np.ndarray
+    sampled_goal_ids: np.ndarray
 
 
 class EpisodeReplay:
@@ -131,17 +134,21 @@ class EpisodeReplay:
 
     def sample_episodes(self, batch_size: int) -> np.ndarray:
         """Episode slots, int64 [B]: goal-biased, or uniform while no goal is reached."""
+        return self._sample_episodes_and_goals(batch_size)[0]
+
+    def _sample_episodes_and_goals(self, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Episode slots and the goals they were drawn for (−1: uniform), int64 [B] each."""
         if self.size == 0:
             raise ValueError("The replay is empty: add episodes before sampling.")
         if self._reached_goals.size == 0:
-            return self.rng.integers(0, self.size, batch_size)
+            return self.rng.integers(0, self.size, batch_size), np.full(batch_size, -1, np.int64)
         goals = self._reached_goals[self.rng.integers(0, self._reached_goals.size, batch_size)]
         offsets = (self.rng.random(batch_size) * self._goal_count[goals]).astype(np.int64)
-        return self._episodes_by_goal[self._goal_start[goals] + offsets]
+        return self._episodes_by_goal[self._goal_start[goals] + offsets], goals.astype(np.int64)
 
     def sample(self, batch_size: int) -> TransitionBatch:
         """B transitions (s_t, a_t, s_{t+1}) of goal-biased episodes, t uniform in [0, T − 1]."""
-        episodes = self.sample_episodes(batch_size)
+        episodes, sampled_goals = self._sample_episodes_and_goals(batch_size)
         steps = self.rng.integers(0, self.episode_length, batch_size)
         first = self.observations[episodes, 0]
         current = self.observations[episodes, steps]
@@ -154,6 +161,7 @@ class EpisodeReplay:
             goal_embeddings=self.goal_embeddings[episodes],
             episodes=episodes,
             steps=steps,
+            sampled_goal_ids=sampled_goals,
         )
 
     def set_counters(self, episodes_added: int) -> None:

@@ -10,6 +10,13 @@ Per update, for B transitions and K = min(50, |G_d|) candidate goals (the same f
 4. a transition with no negative candidate (all K positive) and not taken in 2 keeps its own
    goal, rewarded by the scorer (`GoalScorer.score`).
 
+Option, not in the reference: ``final_goal_ratio`` φ > 0 gives the first ⌊φ B⌋ transitions the
+goal their episode was drawn for by goal-biased sampling (its final state achieved it: HER's
+"final" strategy), rewarded by the scorer, before steps 2–4 balance the others (⌊ρ × the rest⌋
+positives). The reference's random candidates rarely pair the steps *before* an achievement
+with the goal achieved later, which is what carries the value of a two-stage goal (Grow: fetch
+a supply, then bring it) back to its first steps.
+
 The selection is masks, cumulative sums and arg-maxes of random keys: no Python loop over
 transitions, and it runs inside the `tf.function` of the update. Choice (documented): where the
 reference fills the last slots with *repeated* positive transitions given a negative goal, case
@@ -95,7 +102,8 @@ class Relabelled(NamedTuple):
 
     Attributes:
       goal_ids: int64 [B]; goal_embeddings: float32 [B, E]; rewards: float32 [B] in {−1, 0};
-      relabelled: bool [B], whether the goal is a candidate (False: the original goal kept).
+      relabelled: bool [B], whether the goal is a candidate (False: the original goal kept, or
+        the goal the episode was drawn for, with ``final_goal_ratio`` > 0).
     """
 
     goal_ids: tf.Tensor
@@ -112,15 +120,19 @@ class HerRelabeler:
       positive_ratio: ρ, the share of the batch relabelled with positive goals (0.5).
       reward_on: "current" (R(s_t, g), the reference) or "next" (R(s_{t+1}, g)).
       seed: seed of the random choices.
+      final_goal_ratio: φ, the share of the batch that keeps the goal its episode was drawn for
+        (0: the reference).
     """
 
     def __init__(self, scorer: GoalScorer, positive_ratio: float = 0.5, reward_on: str = "current",
-                 seed: int | None = None):  # fmt: skip
+                 seed: int | None = None, final_goal_ratio: float = 0.0):  # fmt: skip
         if reward_on not in ("current", "next"):
             raise ValueError(f"reward_on must be 'current' or 'next', got {reward_on!r}.")
-        if not 0.0 <= positive_ratio <= 1.0:
-            raise ValueError(f"positive_ratio must be in [0, 1], got {positive_ratio}.")
+        for name, value in (("positive_ratio", positive_ratio), ("final_goal_ratio", final_goal_ratio)):  # fmt: skip
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {value}.")
         self.scorer, self.positive_ratio, self.reward_on = scorer, positive_ratio, reward_on
+        self.final_goal_ratio = final_goal_ratio
         self.generator = tf.random.Generator.from_seed(
             seed if seed is not None else np.random.randint(2**31)
         )
@@ -131,33 +143,42 @@ class HerRelabeler:
         return tf.cast(tf.argsort(keys)[:num_candidates], tf.int64)
 
     def relabel(self, states, next_states, goal_ids, goal_embeddings, candidate_ids,
-                candidate_embeddings) -> Relabelled:  # fmt: skip
+                candidate_embeddings, final_goal_ids=None,
+                final_goal_embeddings=None) -> Relabelled:  # fmt: skip
         """Relabels B transitions (states [B, D], goals ids [B] / embeddings [B, E]) with K
-        candidates (ids [K], embeddings [K, E])."""
+        candidates (ids [K], embeddings [K, E]); with φ > 0, ``final_goal_ids`` [B] (−1: none)
+        and ``final_goal_embeddings`` [B, E] are the goals the episodes were drawn for."""
         scored_states = states if self.reward_on == "current" else next_states
         positive = self.scorer.scan(scored_states, candidate_ids, candidate_embeddings)  # [B, K]
         batch_size = tf.shape(positive)[0]
-        wanted = tf.cast(tf.floor(self.positive_ratio * tf.cast(batch_size, tf.float32)), tf.int32)
-        has_positive = tf.reduce_any(positive, axis=1)
+        own_ids, own_embeddings = tf.cast(goal_ids, tf.int64), goal_embeddings
+        use_final = tf.zeros([batch_size], tf.bool)
+        if self.final_goal_ratio > 0.0:
+            if final_goal_ids is None or final_goal_embeddings is None:
+                raise ValueError("final_goal_ratio > 0 needs final_goal_ids and embeddings.")
+            final_ids = tf.cast(final_goal_ids, tf.int64)
+            count = tf.cast(
+                tf.floor(self.final_goal_ratio * tf.cast(batch_size, tf.float32)), tf.int32
+            )
+            use_final = (tf.range(batch_size) < count) & (final_ids >= 0)
+            own_ids = tf.where(use_final, final_ids, own_ids)
+            own_embeddings = tf.where(use_final[:, None], final_goal_embeddings, own_embeddings)
+        rest = batch_size - tf.reduce_sum(tf.cast(use_final, tf.int32))
+        wanted = tf.cast(tf.floor(self.positive_ratio * tf.cast(rest, tf.float32)), tf.int32)
+        has_positive = tf.reduce_any(positive, axis=1) & ~use_final
         order = tf.cumsum(tf.cast(has_positive, tf.int32))  # 1-based rank among those with one
         take_positive = has_positive & (order <= wanted)
-        take_negative = ~take_positive & tf.reduce_any(~positive, axis=1)
+        take_negative = ~use_final & ~take_positive & tf.reduce_any(~positive, axis=1)
         keys = self.generator.uniform(tf.shape(positive))
         positive_pick = tf.argmax(tf.where(positive, keys, -1.0), axis=1)
         negative_pick = tf.argmax(tf.where(positive, -1.0, keys), axis=1)
         pick = tf.where(take_positive, positive_pick, negative_pick)
         relabelled = take_positive | take_negative
-        new_ids = tf.where(
-            relabelled,
-            tf.gather(tf.cast(candidate_ids, tf.int64), pick),
-            tf.cast(goal_ids, tf.int64),
-        )
+        new_ids = tf.where(relabelled, tf.gather(tf.cast(candidate_ids, tf.int64), pick), own_ids)
         new_embeddings = tf.where(
-            relabelled[:, None], tf.gather(candidate_embeddings, pick), goal_embeddings
+            relabelled[:, None], tf.gather(candidate_embeddings, pick), own_embeddings
         )
-        kept_achieved = self.scorer.score(
-            scored_states, tf.cast(goal_ids, tf.int64), goal_embeddings
-        )
+        kept_achieved = self.scorer.score(scored_states, own_ids, own_embeddings)
         achieved = tf.where(relabelled, take_positive, kept_achieved)
         rewards = tf.where(achieved, 0.0, -1.0)
         return Relabelled(new_ids, new_embeddings, rewards, relabelled)

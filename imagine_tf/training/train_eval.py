@@ -99,6 +99,9 @@ class TrainConfig:
     # "bfloat16" mixed precision (float32 weights, ≈ 1.75× faster products on AVX512_BF16
     # CPUs), see `DeepSetsTrunk` and `RewardNetwork.scan`.
     compute_dtype: str = "float32"
+    # Share of each batch that keeps the goal its episode was drawn for by goal-biased sampling
+    # (HER's "final" strategy; not in the reference, which uses 0), see `HerRelabeler`.
+    final_goal_ratio: float = 0.0
     replay_capacity: int = 50_000  # episodes
     memory_capacity: int = 50_000  # final states
     seed: int = 0
@@ -156,7 +159,8 @@ class ImagineTrainer:
             bfloat16_scan = config.reward_architecture in BFLOAT16_SCAN_ARCHITECTURES
             scan_dtype = config.compute_dtype if bfloat16_scan else "float32"
             self.scorer = LearnedRewardScorer(self.reward_network, compute_dtype=scan_dtype)
-        self.relabeler = HerRelabeler(self.scorer, seed=config.seed)
+        self.relabeler = HerRelabeler(self.scorer, seed=config.seed,
+                                      final_goal_ratio=config.final_goal_ratio)  # fmt: skip
         self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self.checkpoint = tf.train.Checkpoint(
             agent=self.agent, reward_network=self.reward_network,
@@ -189,11 +193,15 @@ class ImagineTrainer:
         return agent
 
     # -- updates -----------------------------------------------------------------------------
-    def _relabel_step(self, states, next_states, goal_ids, goal_embeddings, num_goals):
-        """Relabels B transitions over K candidates drawn among the discovered goals."""
+    def _relabel_step(self, states, next_states, goal_ids, goal_embeddings, num_goals,
+                      final_goal_ids):  # fmt: skip
+        """Relabels B transitions over K candidates drawn among the discovered goals (and, with
+        ``final_goal_ratio`` > 0, the goals their episodes were drawn for: ids [B], −1 none)."""
         candidates = self.relabeler.sample_candidates(num_goals, self.config.num_candidates)
+        final_embeddings = tf.gather(self.embedding_table, tf.maximum(final_goal_ids, 0))
         return self.relabeler.relabel(states, next_states, goal_ids, goal_embeddings, candidates,
-                                      tf.gather(self.embedding_table, candidates))  # fmt: skip
+                                      tf.gather(self.embedding_table, candidates),
+                                      final_goal_ids, final_embeddings)  # fmt: skip
 
     def _train_step(self, states, next_states, actions, relabelled):
         """One DDPG step on relabelled transitions: (loss, share of r = 0)."""
@@ -211,9 +219,11 @@ class ImagineTrainer:
         loss = self.agent.train(experience).loss
         return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
 
-    def _update_step(self, states, next_states, actions, goal_ids, goal_embeddings, num_goals):
+    def _update_step(self, states, next_states, actions, goal_ids, goal_embeddings, num_goals,
+                     final_goal_ids):  # fmt: skip
         """Relabelling and the DDPG step in one graph: (loss, share of r = 0)."""
-        relabelled = self._relabel_step(states, next_states, goal_ids, goal_embeddings, num_goals)
+        relabelled = self._relabel_step(states, next_states, goal_ids, goal_embeddings, num_goals,
+                                        final_goal_ids)  # fmt: skip
         return self._train_step(states, next_states, actions, relabelled)
 
     def run_updates(self, count: int) -> tuple[list[float], list[float]]:
@@ -228,7 +238,8 @@ class ImagineTrainer:
         for _ in range(count):
             batch = self.replay.sample(self.config.batch_size)
             loss, positives = self._update(batch.states, batch.next_states, batch.actions,
-                                           batch.goal_ids, batch.goal_embeddings, num_goals)  # fmt: skip
+                                           batch.goal_ids, batch.goal_embeddings, num_goals,
+                                           batch.sampled_goal_ids)  # fmt: skip
             losses.append(float(loss))
             positive_shares.append(float(positives))
         return losses, positive_shares

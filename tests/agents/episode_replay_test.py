@@ -56,6 +56,10 @@ def test_sampling_is_uniform_over_reached_goals_then_over_their_episodes():
     assert abs(np.mean(goal_of == 0) - 1 / 3) < 0.02
     assert abs(np.mean(sampled == 95) - (1 / 3 + 1 / 3 / 10)) < 0.02
     assert np.unique(sampled[sampled < 90]).size == 90
+    # A batch says which goal each episode was drawn for, and that episode achieved it.
+    batch = replay.sample(2_000)
+    assert np.all(replay.achieved[batch.episodes, batch.sampled_goal_ids])
+    assert set(batch.sampled_goal_ids) == {0, 1, 3}
 
 
 def test_uniform_while_no_goal_is_reached_and_clear_errors():
@@ -64,6 +68,7 @@ def test_uniform_while_no_goal_is_reached_and_clear_errors():
         replay.sample(1)
     replay.add(*episodes(5))
     assert set(replay.sample_episodes(500)) == set(range(5))
+    assert np.all(replay.sample(50).sampled_goal_ids == -1)  # drawn uniformly: no goal
     with pytest.raises(ValueError, match=r"shape \(2, 6, 120\)"):
         replay.add(np.zeros((2, 3, OBS)), *episodes(2)[1:])
     with pytest.raises(ValueError, match="max_goals = 4"):

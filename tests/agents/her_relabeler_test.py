@@ -72,6 +72,38 @@ def test_fewer_positives_than_wanted_and_all_positive_rows():
     assert np.all(kept.rewards.numpy()[np.arange(8) != 6] == -1)
 
 
+def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
+    rng = np.random.default_rng(1)
+    matrix = rng.random((16, 6)) < 0.3
+    goal_ids = rng.integers(0, 6, 16)
+    final_ids = rng.integers(0, 6, 16)
+    final_ids[1] = -1  # drawn uniformly: no final goal, balanced like the rest
+    embeddings = tf.eye(6)
+    relabeler = HerRelabeler(MatrixScorer(matrix), seed=0, final_goal_ratio=0.25)
+    states = tf.zeros([16, 240])
+    result = relabeler.relabel(
+        states, states, tf.constant(goal_ids), tf.gather(embeddings, goal_ids),
+        tf.range(6, dtype=tf.int64), embeddings, tf.constant(final_ids),
+        tf.gather(embeddings, np.maximum(final_ids, 0)))  # fmt: skip
+    ids, rewards = result.goal_ids.numpy(), result.rewards.numpy()
+    final_rows = np.array([0, 2, 3])  # the first ⌊0.25 × 16⌋ = 4 rows that have a final goal
+    np.testing.assert_array_equal(ids[final_rows], final_ids[final_rows])
+    assert not np.any(result.relabelled.numpy()[final_rows])
+    others = np.setdiff1d(np.arange(16), final_rows)
+    has_negative = ~matrix[others].all(axis=1)
+    assert np.all(result.relabelled.numpy()[others][has_negative])  # candidates for the rest
+    # Rewards are the scorer's for (transition, goal): 0 where the final goal already holds at s_t.
+    np.testing.assert_array_equal(rewards == 0, matrix[np.arange(16), ids])
+    np.testing.assert_array_equal(np.argmax(result.goal_embeddings.numpy(), axis=1), ids)
+    # The other 13 rows are balanced to ⌊0.5 × 13⌋ = 6 positives at most.
+    assert np.sum(rewards[others] == 0) == min(6, matrix[others].any(axis=1).sum())
+    with pytest.raises(ValueError, match="final_goal_ratio must be in"):
+        HerRelabeler(MatrixScorer(matrix), final_goal_ratio=1.5)
+    with pytest.raises(ValueError, match="needs final_goal_ids"):
+        relabeler.relabel(states, states, tf.constant(goal_ids), tf.gather(embeddings, goal_ids),
+                          tf.range(6, dtype=tf.int64), embeddings)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def episode():
     goals = ["Grasp red cat", "Go left", "Grow any plant", "Grasp any furniture"] * 4

@@ -4,9 +4,11 @@ import json
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from imagine_tf.agents.episode_replay import EPISODE_FIELDS
-from imagine_tf.language import grammar
+from imagine_tf.language import grammar, oracle
+from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.training.run_lock import RunConfigMismatch
 from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
@@ -179,3 +181,24 @@ def test_train_eval_writes_the_learning_curve_and_the_agent_gif(tmp_path):
     assert Image.open(tmp_path / "learning_curve.png").size[0] > 500
     gif = Image.open(tmp_path / "agent.gif")
     assert 1 < gif.n_frames <= 2 * 51  # two episodes of s_0..s_50 (PIL merges identical frames)
+
+
+def test_the_final_goal_share_reaches_the_relabelling_of_a_run(tmp_path):
+    config = TrainConfig(reward="oracle", final_goal_ratio=0.5, **TINY)
+    trainer = ImagineTrainer(config, tmp_path)
+    trainer.train(num_epochs=2, progress=False)
+    batch = trainer.replay.sample(config.batch_size)
+    assert np.all(batch.sampled_goal_ids >= 0)  # goals were reached: goal-biased sampling
+    relabelled = trainer._relabel_step(
+        batch.states, batch.next_states, batch.goal_ids, batch.goal_embeddings,
+        tf.constant(len(trainer.goals)), batch.sampled_goal_ids)  # fmt: skip
+    half = config.batch_size // 2
+    np.testing.assert_array_equal(relabelled.goal_ids.numpy()[:half], batch.sampled_goal_ids[:half])
+    np.testing.assert_allclose(relabelled.goal_embeddings.numpy()[:half],
+                               trainer.embedding_table.numpy()[batch.sampled_goal_ids[:half]])  # fmt: skip
+    # Rewards are the oracle's on s_t for those goals (the episodes achieve them at s_T).
+    table = GoalTable.from_sentences(trainer.goals.sentences)
+    truth = oracle.achieved(batch.states[:half], table, batch.sampled_goal_ids[:half])
+    np.testing.assert_array_equal(relabelled.rewards.numpy()[:half] == 0, truth)
+    with pytest.raises(ValueError, match="final_goal_ratio must be in"):
+        ImagineTrainer(TrainConfig(final_goal_ratio=2.0, **TINY), tmp_path / "bad")
