@@ -110,7 +110,11 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
             f"A fork cannot change what the checkpoint's shapes depend on ({listed}). Keep "
             f"these as in {source / 'config.json'}, or start a new run."
         )
-    changed = {k: [stored[k], v] for k, v in new.items() if k in stored and stored[k] != v}
+    # A field the source's config.json lacks was added to TrainConfig later: the source ran with
+    # its default (defaults keep the earlier behaviour).
+    defaults = {f.name: f.default for f in dataclasses.fields(config)}
+    source_values = {k: stored.get(k, defaults[k]) for k in new}
+    changed = {k: [source_values[k], v] for k, v in new.items() if source_values[k] != v}
     staging = target.parent / f".{target.name}.fork-partial"
     shutil.rmtree(staging, ignore_errors=True)
     with RunLock(source):

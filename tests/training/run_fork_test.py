@@ -4,6 +4,7 @@ forked is refused before anything is written."""
 import dataclasses
 import json
 import os
+import shutil
 
 import pytest
 
@@ -43,6 +44,16 @@ def test_the_fork_resumes_the_source_checkpoint_with_the_changed_setting(source,
 
     assert run_row(tmp_path / "fork")["forked_from"] == {
         "source": str(source.resolve()), "epoch": 2, "changed": record["changed"]}  # fmt: skip
+
+
+def test_a_setting_added_after_the_source_started_is_recorded_against_its_default(source, tmp_path):
+    stored = json.loads((source / "config.json").read_text())
+    older = tmp_path / "older"
+    shutil.copytree(source, older)
+    del stored["final_goal_ratio"]  # as a run started before the field existed
+    (older / "config.json").write_text(json.dumps(stored))
+    record = fork_run(older, tmp_path / "fork", dataclasses.replace(TINY, final_goal_ratio=0.5))
+    assert record["changed"] == {"final_goal_ratio": [0.0, 0.5]}
 
 
 def test_what_cannot_be_forked_is_refused_and_nothing_is_written(source, tmp_path):
