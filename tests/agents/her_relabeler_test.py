@@ -97,6 +97,15 @@ def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
     np.testing.assert_array_equal(np.argmax(result.goal_embeddings.numpy(), axis=1), ids)
     # The other 13 rows are balanced to ⌊0.5 × 13⌋ = 6 positives at most.
     assert np.sum(rewards[others] == 0) == min(6, matrix[others].any(axis=1).sum())
+    # φ = 0 ignores the final goals: the same draws and results as the reference's relabelling.
+    args = (states, states, tf.constant(goal_ids), tf.gather(embeddings, goal_ids),
+            tf.range(6, dtype=tf.int64), embeddings)  # fmt: skip
+    plain = HerRelabeler(MatrixScorer(matrix), seed=5).relabel(*args)
+    given = HerRelabeler(MatrixScorer(matrix), seed=5).relabel(
+        *args, tf.constant(final_ids), tf.gather(embeddings, np.maximum(final_ids, 0))
+    )
+    for a, b in zip(plain, given):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(ValueError, match="final_goal_ratio must be in"):
         HerRelabeler(MatrixScorer(matrix), final_goal_ratio=1.5)
     with pytest.raises(ValueError, match="needs final_goal_ids"):
