@@ -11,6 +11,7 @@
         --fork-from runs/ma_s0 --root-dir runs/ma_s0_b1536
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
+                      [--plot curves.png]
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
     imagine-tf export policy --root-dir R --model-base-path models/policy [--version V]
     imagine-tf serve --model-base-path models/reward [--model-name reward] [--port 8500]
@@ -458,6 +459,14 @@ def _report_command(args: argparse.Namespace) -> int:
         record = write_agent_report(args.root_dirs, args.out, command, earlier)
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(str(error)) from None
+    if args.plot:
+        from imagine_tf.training.run_report import plot_runs
+
+        logs = {pathlib.Path(root).name: [json.loads(line) for line in
+                                          (pathlib.Path(root) / "progress.jsonl").read_text().splitlines()]
+                for root in args.root_dirs}  # fmt: skip
+        plot_runs(logs, args.plot)
+        print(f"wrote {args.plot}")
     for row in record["runs"]:
         print(f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "
               f"{row['episodes']} episodes, {row['wall_seconds']:.0f} s; at epoch "
@@ -776,6 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default="docs/results/agent_sr.json")
     report.add_argument("--include", help="an earlier agent_sr.json whose rows are kept "
                                           "(runs whose directories are gone)")  # fmt: skip
+    report.add_argument("--plot", help="write the runs' learning curves side by side (PNG)")
     report.set_defaults(run=_report_command)
 
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")

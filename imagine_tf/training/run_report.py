@@ -4,6 +4,7 @@
   the train goals by predicate: Go, Grasp, Grow) per epoch (x axis in episodes × 10³, as the
   papers), discovered goals, the reward model's held-out F1 and what the hand held in the
   train Grow episodes — from ``progress.jsonl`` records. PNG, written atomically.
+* `plot_runs`: several runs' curves on shared axes (`imagine-tf report --plot`).
 * `render_agent`: a GIF of the trained policy pursuing a few goals, one after the other, with
   the goal written on each frame and the oracle's verdict on the last one.
 """
@@ -56,6 +57,35 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
         axes[2].stackplot(x, *[[r[k] for r in records] for k in grow_keys], labels=GROW_OUTCOMES)
         axes[2].set(xlabel="episodes (×10³)", ylabel="share of train Grow episodes", ylim=(0, 1))
         axes[2].legend(fontsize=7, loc="upper left")
+    figure.tight_layout()
+    save_figure_atomically(figure, path, dpi=110)
+
+
+CURVES = (
+    ("eval_train_success", "train goals: success rate"),
+    ("eval_test_success", "test goals: success rate"),
+    ("eval_train_success_grow", "train Grow goals: success rate"),
+)
+
+
+def plot_runs(logs_by_run: dict[str, Sequence[dict]], path: str | os.PathLike) -> None:
+    """Several runs' in-training curves side by side (PNG): train SR, test SR and Grow SR
+    against episodes, one line per run (a fork's line starts at its source's epochs)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(CURVES), figsize=(4.5 * len(CURVES), 3.4), sharey=True)
+    for name, logs in logs_by_run.items():
+        for axis, (key, title) in zip(axes, CURVES):
+            points = [(r["episodes"] / 1000, r[key]) for r in logs if r.get(key) is not None]
+            if points:
+                axis.plot(*zip(*points), linewidth=1.0, label=name)
+    for axis, (_, title) in zip(axes, CURVES):
+        axis.set(title=title, xlabel="episodes (×10³)", ylim=(0, 1.02))
+    axes[0].set_ylabel("success rate (1 episode per goal)")
+    axes[0].legend(fontsize=7)
     figure.tight_layout()
     save_figure_atomically(figure, path, dpi=110)
 

@@ -260,6 +260,11 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     code, out, _ = run(capsys, *fork_argv)
     gin.clear_config()
     assert code == 0 and json.loads(out)["note"] == "already trained"
+    code, out, _ = run(capsys, "report", str(root), str(tmp_path / "fork"), "--out",
+                       str(tmp_path / "sr.json"), "--plot", str(tmp_path / "curves.png"))  # fmt: skip
+    rows = json.loads((tmp_path / "sr.json").read_text())["runs"]
+    assert code == 0 and "wrote" in out and (tmp_path / "curves.png").stat().st_size > 0
+    assert [r.get("forked_from", {}).get("epoch") for r in rows] == [None, 1]
     code, _, err = run(capsys, *argv, "--fork-from", str(tmp_path / "fork"))
     gin.clear_config()
     assert code == 2 and "not a fork" in err  # forking onto the existing run would overwrite it

@@ -3,7 +3,7 @@
 from PIL import Image
 
 from imagine_tf.training.failure_modes import GROW_OUTCOMES
-from imagine_tf.training.run_report import plot_learning_curve
+from imagine_tf.training.run_report import plot_learning_curve, plot_runs
 
 
 def records(epochs, with_grow_outcomes):
@@ -24,3 +24,10 @@ def test_the_grow_panel_is_drawn_only_from_records_that_have_the_outcomes(tmp_pa
     plot_learning_curve(records([1, 2], False) + records([3, 4], True), tmp_path / "fork.png")
     old, fork = (Image.open(tmp_path / name).size for name in ("old.png", "fork.png"))
     assert old[1] == fork[1] and fork[0] > 1.4 * old[0]  # three panels against two
+
+
+def test_runs_are_drawn_side_by_side_even_without_the_grow_key(tmp_path):
+    new = [{**r, "eval_train_success_grow": 0.3} for r in records([1, 2, 3], False)]
+    plot_runs({"old": records([1, 2], False), "new": new}, tmp_path / "runs.png")
+    width, height = Image.open(tmp_path / "runs.png").size
+    assert width > 3 * height  # three panels in a row
