@@ -24,7 +24,9 @@ def test_there_are_configs():
 
 ENV_CONFIGS = [p for p in CONFIGS if p.name.startswith("playground")]
 REWARD_CONFIGS = [p for p in CONFIGS if p.name.startswith("reward_")]
-AGENT_CONFIGS = [p for p in CONFIGS if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin")]
+AGENT_CONFIGS = [
+    p for p in CONFIGS if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin", "ma_final_goal.gin")
+]
 
 
 QUICKSTART = ROOT / "configs" / "quickstart.gin"
@@ -47,13 +49,18 @@ def test_quickstart_is_a_short_ma_run():
 
 
 @pytest.mark.parametrize("path", AGENT_CONFIGS, ids=lambda p: p.name)
-def test_agent_config_binds_the_training_config(path):
-    from imagine_tf.training.train_eval import TrainConfig
+def test_agent_config_binds_the_training_config(path, tmp_path, monkeypatch):
+    import argparse
 
-    gin.parse_config_file(str(path))
-    config = TrainConfig()
+    from imagine_tf.cli.main import _parse_gin
+    from imagine_tf.training import train_eval
+
+    monkeypatch.chdir(tmp_path)  # agent configs are self-contained: they work from any directory
+    _parse_gin(argparse.Namespace(gin_file=[str(path)], gin_binding=[]), train_eval)
+    config = train_eval.TrainConfig()
     assert config.architecture == path.stem.split("_")[0]
     assert config.reward == ("oracle" if "oracle" in path.stem else "learned")
+    assert config.final_goal_ratio == (0.5 if "final_goal" in path.stem else 0.0)
     assert gin.query_parameter("train_eval.num_epochs") == 167
 
 
