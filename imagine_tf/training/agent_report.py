@@ -40,6 +40,7 @@ def run_row(root_dir: str | os.PathLike) -> dict:
         "batch_size": config["batch_size"],
         "final_layer_init": config.get("final_layer_init", "small_uniform"),
         "compute_dtype": config.get("compute_dtype", "float32"),
+        "final_goal_ratio": config.get("final_goal_ratio", 0.0),
         "epochs": last.get("epoch", 0),
         "episodes": last.get("episodes", 0),
         "updates": last.get("updates", 0),

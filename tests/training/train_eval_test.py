@@ -100,6 +100,7 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert row["evaluated_at_epoch"] == 1 and row["evaluated_at_episodes"] == 12
     assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
     assert row["compute_dtype"] == "float32" and row["final_layer_init"] == "small_uniform"
+    assert row["final_goal_ratio"] == 0.0
     # An earlier report keeps the rows of runs whose directories are gone, and a run's rows
     # evaluated at other epochs; a row of the same run and epoch is replaced.
     from imagine_tf.training.agent_report import write_agent_report
