@@ -460,12 +460,10 @@ def _report_command(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(str(error)) from None
     if args.plot:
+        from imagine_tf.training.agent_report import run_logs
         from imagine_tf.training.run_report import plot_runs
 
-        logs = {pathlib.Path(root).name: [json.loads(line) for line in
-                                          (pathlib.Path(root) / "progress.jsonl").read_text().splitlines()]
-                for root in args.root_dirs}  # fmt: skip
-        plot_runs(logs, args.plot)
+        plot_runs({pathlib.Path(root).name: run_logs(root) for root in args.root_dirs}, args.plot)
         print(f"wrote {args.plot}")
     for row in record["runs"]:
         print(f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "

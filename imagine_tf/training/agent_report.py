@@ -21,6 +21,20 @@ from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 
 
+def run_logs(root_dir: str | os.PathLike) -> list[dict]:
+    """The per-epoch records of a run (its ``progress.jsonl``)."""
+    text = (pathlib.Path(root_dir) / "progress.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines() if line]
+
+
+def row_key(row: dict) -> tuple:
+    """What a newer row replaces: the same run evaluated (`imagine-tf eval`) at the same epoch,
+    or the same run's in-training row (whatever its epoch: a run still training is reported
+    again and again)."""
+    evaluated = isinstance(row.get("repetitions"), int)
+    return row["run"], row.get("evaluated_at_epoch") if evaluated else "in training"
+
+
 def run_row(root_dir: str | os.PathLike) -> dict:
     """The table row of one run directory; a FileNotFoundError if it holds no run."""
     root = pathlib.Path(root_dir)
@@ -30,7 +44,7 @@ def run_row(root_dir: str | os.PathLike) -> dict:
             "give directories made by `imagine-tf train`."
         )
     config = json.loads((root / "config.json").read_text())
-    logs = [json.loads(line) for line in (root / "progress.jsonl").read_text().splitlines() if line]
+    logs = run_logs(root)
     last = logs[-1] if logs else {}
     row = {
         "run": root.name,
@@ -79,16 +93,14 @@ def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.Pa
                        command: str, earlier: dict | None = None) -> dict:  # fmt: skip
     """Rows of the runs, written as JSON (atomically) with the command and a timestamp.
 
-    ``earlier``: a report written before (an agent_sr.json) whose rows are kept unless a run given
-    here has the same name and evaluation epoch; run directories do not always outlive a machine,
+    ``earlier``: a report written before (an agent_sr.json) whose rows are kept unless a row
+    given here replaces them (`row_key`); run directories do not always outlive a machine,
     written rows do, and a run evaluated again later adds a row beside the earlier one.
     Each kept row records the command that wrote it (``reported_by``).
     """
     rows = [run_row(root) for root in root_dirs]
     if earlier is not None:
-        kept = earlier_runs_not_given(
-            rows, earlier, "imagine-tf report", keys=("run", "evaluated_at_epoch")
-        )
+        kept = earlier_runs_not_given(rows, earlier, "imagine-tf report", key=row_key)
         rows = [{**row, "reported_by": row.get("reported_by", earlier.get("command"))}
                 for row in kept] + rows  # fmt: skip
     record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "runs": rows}

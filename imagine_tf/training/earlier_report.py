@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+from operator import itemgetter
+from typing import Callable, Hashable
 
 
 def read_earlier_report(path: str | os.PathLike) -> dict:
@@ -21,10 +23,9 @@ def read_earlier_report(path: str | os.PathLike) -> dict:
 
 
 def earlier_runs_not_given(runs: list[dict], earlier: dict, made_by: str,
-                           keys: tuple[str, ...] = ("run",)) -> list[dict]:  # fmt: skip
-    """The rows of ``earlier`` that no row of ``runs`` replaces: rows agree on all of ``keys``
-    (the run's name; for the agent report also the epoch it was evaluated at, so a run's
-    evaluations at several epochs are all kept).
+                           key: Callable[[dict], Hashable] = itemgetter("run")) -> list[dict]:  # fmt: skip
+    """The rows of ``earlier`` that no row of ``runs`` replaces: a row replaces those with the
+    same ``key`` (the run's name; the agent report also tells evaluations apart, `row_key`).
 
     Raises:
       ValueError: ``earlier`` has no "runs" (not written by ``made_by --out``).
@@ -33,5 +34,5 @@ def earlier_runs_not_given(runs: list[dict], earlier: dict, made_by: str,
         raise ValueError(
             f"The earlier report has no 'runs': give a JSON file written by `{made_by} --out`."
         )
-    given = {tuple(run.get(k) for k in keys) for run in runs}
-    return [run for run in earlier["runs"] if tuple(run.get(k) for k in keys) not in given]
+    given = {key(run) for run in runs}
+    return [run for run in earlier["runs"] if key(run) not in given]

@@ -11,7 +11,7 @@ episode is put in the first class that fits, from what the hand held at any step
 * ``held nothing``: the gripper never closed on an object.
 
 `imagine-tf eval` writes the shares over the train and the test Grow goals into ``eval.json``
-(``grow_outcomes``).
+(``grow_outcomes``); training logs the train shares every epoch (`GROW_LOG_KEYS`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ GROW_OUTCOMES = (
     "held furniture",
     "held nothing",
 )
+#: The per-epoch log key of each class's share in the in-training evaluation (``progress.jsonl``).
+GROW_LOG_KEYS = {name: "eval_train_grow_" + name.replace(" ", "_") for name in GROW_OUTCOMES}
 
 
 def grow_outcomes(states: np.ndarray, achieved: np.ndarray) -> np.ndarray:

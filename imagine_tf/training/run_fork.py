@@ -26,8 +26,6 @@ import os
 import pathlib
 import shutil
 
-import numpy as np
-
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.run_lock import RunLock
 
@@ -54,11 +52,14 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def fork_source(root_dir: str | os.PathLike) -> str | None:
+def fork_source(
+    root_dir: str | os.PathLike, expected: str | os.PathLike | None = None
+) -> str | None:
     """The source a run directory was forked from; None for a directory with no run.
 
     Raises:
-      ForkError: ``root_dir`` holds a run that is not a fork (forking would overwrite it).
+      ForkError: ``root_dir`` holds a run that is not a fork (forking would overwrite it), or a
+        fork of another source than ``expected`` (a repeated command that names another run).
     """
     root = pathlib.Path(root_dir)
     if not (root / "config.json").exists():
@@ -68,7 +69,13 @@ def fork_source(root_dir: str | os.PathLike) -> str | None:
             f"{root} already holds a run that is not a fork. Fork into a new --root-dir, or "
             "resume this run without --fork-from."
         )
-    return json.loads((root / "fork.json").read_text())["source"]
+    source = json.loads((root / "fork.json").read_text())["source"]
+    if expected is not None and pathlib.Path(expected).resolve() != pathlib.Path(source):
+        raise ForkError(
+            f"{root} is a fork of {source}, not of {expected}. Resume it with --fork-from "
+            f"{source} (or without --fork-from), or fork {expected} into a new --root-dir."
+        )
+    return source
 
 
 def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, config) -> dict:
@@ -86,6 +93,8 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
       ForkError: no checkpoint in the source, a changed state-shape field, or a target that
         already holds files. `RunDirectoryBusy` if the source is training.
     """
+    from imagine_tf.training.train_eval import checkpoint_logs  # TensorFlow: only when forking
+
     source, target = pathlib.Path(source_dir).resolve(), pathlib.Path(target_dir).resolve()
     if source == target:
         raise ForkError(
@@ -103,30 +112,28 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
         )
     stored = json.loads((source / "config.json").read_text())
     new = dataclasses.asdict(config)
-    changed_shapes = {k: (stored[k], new[k]) for k in STATE_SHAPE_FIELDS if stored.get(k, new[k]) != new[k]}  # fmt: skip
+    # A field the source's config.json lacks was added to TrainConfig later: the source ran with
+    # its default (defaults keep the earlier behaviour).
+    defaults = {f.name: f.default for f in dataclasses.fields(config)}
+    changed = {k: [stored.get(k, defaults[k]), v] for k, v in new.items()
+               if stored.get(k, defaults[k]) != v}  # fmt: skip
+    changed_shapes = [k for k in STATE_SHAPE_FIELDS if k in changed]
     if changed_shapes:
-        listed = ", ".join(f"{k}: source {a!r}, fork {b!r}" for k, (a, b) in changed_shapes.items())
+        listed = ", ".join(f"{k}: source {changed[k][0]!r}, fork {changed[k][1]!r}" for k in changed_shapes)  # fmt: skip
         raise ForkError(
             f"A fork cannot change what the checkpoint's shapes depend on ({listed}). Keep "
             f"these as in {source / 'config.json'}, or start a new run."
         )
-    # A field the source's config.json lacks was added to TrainConfig later: the source ran with
-    # its default (defaults keep the earlier behaviour).
-    defaults = {f.name: f.default for f in dataclasses.fields(config)}
-    source_values = {k: stored.get(k, defaults[k]) for k in new}
-    changed = {k: [source_values[k], v] for k, v in new.items() if source_values[k] != v}
     staging = target.parent / f".{target.name}.fork-partial"
     shutil.rmtree(staging, ignore_errors=True)
     with RunLock(source):
-        with np.load(source / "checkpoint" / "state.npz") as state:
-            logs = json.loads(state["logs"].tobytes().decode())
+        logs = checkpoint_logs(source / "checkpoint")
         staging.mkdir(parents=True)
         for name in _COPIED:
             path = source / name
-            if name == "replay" and path.is_dir():
-                shutil.copytree(path, staging / name, copy_function=_link_or_copy)
-            elif path.is_dir():
-                shutil.copytree(path, staging / name)
+            if path.is_dir():  # replay files never change once written: links will do
+                copy = _link_or_copy if name == "replay" else shutil.copy2
+                shutil.copytree(path, staging / name, copy_function=copy)
             elif path.exists():
                 shutil.copy2(path, staging / name)
     record = {

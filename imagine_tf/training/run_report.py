@@ -18,7 +18,7 @@ import numpy as np
 
 from imagine_tf.env.rendering import render_states, write_episode
 from imagine_tf.training.atomic_files import save_figure_atomically
-from imagine_tf.training.failure_modes import GROW_OUTCOMES
+from imagine_tf.training.failure_modes import GROW_LOG_KEYS, GROW_OUTCOMES
 
 
 def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
@@ -30,7 +30,7 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
     import matplotlib.pyplot as plt
 
     episodes = np.array([r["episodes"] for r in logs]) / 1000
-    grow_keys = [f"eval_train_grow_{name.replace(' ', '_')}" for name in GROW_OUTCOMES]
+    grow_keys = list(GROW_LOG_KEYS.values())
     grow = [(e, r) for e, r in zip(episodes, logs) if all(k in r for k in grow_keys)]
     figure, axes = plt.subplots(1, 3 if grow else 2, figsize=(13.5 if grow else 9, 3.4))
     success, goals = axes[:2]
@@ -77,12 +77,11 @@ def plot_runs(logs_by_run: dict[str, Sequence[dict]], path: str | os.PathLike) -
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, len(CURVES), figsize=(4.5 * len(CURVES), 3.4), sharey=True)
-    for name, logs in logs_by_run.items():
-        for axis, (key, title) in zip(axes, CURVES):
+    for axis, (key, title) in zip(axes, CURVES):
+        for name, logs in logs_by_run.items():
             points = [(r["episodes"] / 1000, r[key]) for r in logs if r.get(key) is not None]
             if points:
                 axis.plot(*zip(*points), linewidth=1.0, label=name)
-    for axis, (_, title) in zip(axes, CURVES):
         axis.set(title=title, xlabel="episodes (×10³)", ylim=(0, 1.02))
     axes[0].set_ylabel("success rate (1 episode per goal)")
     axes[0].legend(fontsize=7)

@@ -63,7 +63,7 @@ from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
 from imagine_tf.reward.reward_memory import RewardMemory
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.collection import EpisodeCollector
-from imagine_tf.training.failure_modes import grow_outcome_shares
+from imagine_tf.training.failure_modes import GROW_LOG_KEYS, grow_outcome_shares
 from imagine_tf.training.replay_checkpoint import ReplayCheckpoint
 from imagine_tf.training.run_lock import RunConfigMismatch, RunLock
 
@@ -334,8 +334,7 @@ class ImagineTrainer:
             **{f"eval_train_success_{predicate.lower()}": float(np.mean(
                 [v for goal, v in train_success.items() if goal.split()[0] == predicate]))
                for predicate in ("Go", "Grasp", "Grow")},  # fmt: skip
-            **{f"eval_train_grow_{name.replace(' ', '_')}": share
-               for name, share in grow_outcomes.items() if name != "episodes"},  # fmt: skip
+            **{key: grow_outcomes[name] for name, key in GROW_LOG_KEYS.items()},
             **{f"seconds_{name}": round(value, 3) for name, value in timings.items()},
         }
 
@@ -450,7 +449,7 @@ class ImagineTrainer:
         state.update({f"goals_{k}": v for k, v in self.goals.state_dict().items()})
         state.update({f"memory_{k}": v for k, v in self.memory.state_dict().items()})
         state["rng_state"] = encode_rng_state(self.rng)
-        state["logs"] = np.frombuffer(json.dumps(self.logs).encode(), np.uint8)
+        state["logs"] = np.frombuffer(json.dumps(self.logs).encode(), np.uint8)  # checkpoint_logs
         return state
 
     def _write_progress(self) -> None:
@@ -516,7 +515,7 @@ class ImagineTrainer:
         self.goals.load_state_dict(part("goals_"))
         self.memory.load_state_dict(part("memory_"))
         decode_rng_state(self.rng, state["rng_state"])
-        self.logs = json.loads(bytes(state["logs"]).decode())
+        self.logs = _decode_logs(state["logs"])
         if len(self.goals):
             self._embed_goals()
         self.agent.set_goal_encoder(self.reward_network.encoder)
@@ -547,7 +546,7 @@ def train_eval(
 
     root = pathlib.Path(root_dir)
     config = TrainConfig()
-    if fork_from is not None and fork_source(root) is None:
+    if fork_from is not None and fork_source(root, fork_from) is None:
         fork_run(fork_from, root, config)
     trainer = ImagineTrainer(config, root)
     logs = trainer.train(num_epochs, progress=progress)
@@ -557,6 +556,17 @@ def train_eval(
         episodes, achieved = trainer.play(list(demo_goals))
         render_agent(episodes.states, list(demo_goals), achieved, str(root / "agent.gif"))
     return logs
+
+
+def _decode_logs(array: np.ndarray) -> list[dict]:
+    """The per-epoch records a checkpoint's ``state.npz`` holds (UTF-8 JSON bytes)."""
+    return json.loads(bytes(array).decode())
+
+
+def checkpoint_logs(checkpoint_dir: str | os.PathLike) -> list[dict]:
+    """The per-epoch records saved with a checkpoint (``<run>/checkpoint``)."""
+    with np.load(pathlib.Path(checkpoint_dir) / "state.npz") as state:
+        return _decode_logs(state["logs"])
 
 
 def success_per_goal(goals: Sequence[str], success: np.ndarray) -> dict[str, float]:

@@ -11,8 +11,8 @@ from imagine_tf.training.failure_modes import GROW_OUTCOMES, grow_outcome_shares
 
 
 def episodes(under_hand, grip, steps=3):
-    """Scenes [cat, water, door] (plus a far-away one per scene); the object named in
-    ``under_hand`` sits at the hand's start, the rest far away. Returns states [B, T + 1, D]."""
+    """Scenes [cat, water, door], one per name in ``under_hand``: that object sits at the
+    hand's start, the other two far away. Returns states [B, T + 1, D]."""
     far = {"cat": [0.9, 0.9], "water": [-0.9, 0.9], "door": [0.9, -0.9]}
     types = ["cat", "water", "door"]
     positions = [[[0.0, 0.0] if t == name else far[t] for t in types] for name in under_hand]

@@ -30,6 +30,9 @@ def test_the_fork_resumes_the_source_checkpoint_with_the_changed_setting(source,
     assert record["changed"] == {"batch_size": [16, 32], "reward_patience": [15, 3]}
     assert json.loads((tmp_path / "fork" / "fork.json").read_text()) == record
     assert fork_source(tmp_path / "fork") == str(source.resolve())
+    assert fork_source(tmp_path / "fork", source) == str(source.resolve())
+    with pytest.raises(ForkError, match="is a fork of .*, not of"):
+        fork_source(tmp_path / "fork", tmp_path / "another_run")
     for path in (source / "replay").iterdir():  # replay files are shared, not copied
         assert os.path.samefile(path, tmp_path / "fork" / "replay" / path.name)
     fork = ImagineTrainer(config, tmp_path / "fork")

@@ -2,7 +2,7 @@
 
 from PIL import Image
 
-from imagine_tf.training.failure_modes import GROW_OUTCOMES
+from imagine_tf.training.failure_modes import GROW_LOG_KEYS
 from imagine_tf.training.run_report import plot_learning_curve, plot_runs
 
 
@@ -13,7 +13,7 @@ def records(epochs, with_grow_outcomes):
                   "eval_test_success": 0.05 * epoch, "discovered_goals": 10 * epoch,
                   "reward_held_out_f1": 0.9}  # fmt: skip
         if with_grow_outcomes:
-            record.update({f"eval_train_grow_{n.replace(' ', '_')}": 0.2 for n in GROW_OUTCOMES})
+            record.update({key: 0.2 for key in GROW_LOG_KEYS.values()})
         logs.append(record)
     return logs
 

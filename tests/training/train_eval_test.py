@@ -10,6 +10,7 @@ from imagine_tf.agents.episode_replay import EPISODE_FIELDS
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.training.run_lock import RunConfigMismatch
+from imagine_tf.training.failure_modes import GROW_LOG_KEYS
 from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
 TINY = dict(episodes_per_cycle=4, cycles_per_epoch=3, updates_per_cycle=2, batch_size=16, num_candidates=5,
@@ -33,6 +34,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     assert 0.0 <= last["eval_train_success"] <= 1.0 and last["seconds_collection"] > 0
     grow_shares = [v for k, v in last.items() if k.startswith("eval_train_grow_")]
     assert len(grow_shares) == 5 and sum(grow_shares) == pytest.approx(1.0)
+    assert set(GROW_LOG_KEYS.values()) <= set(last)
     assert last["eval_train_grow_achieved"] == pytest.approx(last["eval_train_success_grow"])
     if reward == "learned":
         assert logs[0]["reward_epochs"] == 2  # the reward model is updated at the end of epoch 0
@@ -87,6 +89,13 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
         run_row(tmp_path / "nothing")
     before = run_row(tmp_path)
     assert before["repetitions"].startswith("1 (in-training") and before["episodes"] == 12
+    # A run still training replaces its own earlier in-training row, whatever its epoch.
+    from imagine_tf.training.agent_report import write_agent_report
+
+    in_training = {"run": tmp_path.name, "seed": -3, "evaluated_at_epoch": 0,
+                   "repetitions": "1 (in-training evaluation)"}  # fmt: skip
+    record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", {"runs": [in_training]})
+    assert [(r["run"], r["seed"]) for r in record["runs"]] == [(tmp_path.name, 0)]
     result = evaluate_run(tmp_path, repetitions=2)
     assert json.loads((tmp_path / "eval.json").read_text())["per_goal"] == result["per_goal"]
     assert len(result["per_goal"]) == 255 and set(result["per_type"]) == {"1", "2", "3", "4", "5"}
@@ -101,17 +110,17 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
     assert row["compute_dtype"] == "float32" and row["final_layer_init"] == "small_uniform"
     assert row["final_goal_ratio"] == 0.0
-    # An earlier report keeps the rows of runs whose directories are gone, and a run's rows
-    # evaluated at other epochs; a row of the same run and epoch is replaced.
-    from imagine_tf.training.agent_report import write_agent_report
-
+    # An earlier report keeps the rows of runs whose directories are gone, a run's rows
+    # evaluated at other epochs and its in-training row; an evaluation of the same run and
+    # epoch is replaced.
     earlier = {"command": "imagine-tf report old_run", "runs": [
         {"run": "old_run", "seed": 7},
-        {"run": tmp_path.name, "seed": -1, "evaluated_at_epoch": 1},
-        {"run": tmp_path.name, "seed": -2, "evaluated_at_epoch": 0}]}  # fmt: skip
+        {"run": tmp_path.name, "seed": -1, "evaluated_at_epoch": 1, "repetitions": 30},
+        {"run": tmp_path.name, "seed": -2, "evaluated_at_epoch": 0, "repetitions": 30},
+        in_training]}  # fmt: skip
     record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", earlier)
     assert [(r["run"], r["seed"]) for r in record["runs"]] == [
-        ("old_run", 7), (tmp_path.name, -2), (tmp_path.name, 0)]  # fmt: skip
+        ("old_run", 7), (tmp_path.name, -2), (tmp_path.name, -3), (tmp_path.name, 0)]  # fmt: skip
     assert record["runs"][0]["reported_by"] == "imagine-tf report old_run"
     assert json.loads((tmp_path / "sr.json").read_text()) == record
     with pytest.raises(ValueError, match="has no 'runs'"):
