@@ -7,6 +7,7 @@
     imagine-tf bench env|dataset|train [--json] [--out FILE] [--quick] [--threads T]
                      [--compute-dtype bfloat16]
     imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart [--threads T]
+    imagine-tf train --root-dir runs/quickstart --num-epochs 20   # resumes with the run's config.gin
     imagine-tf train --gin-file configs/ma.gin --gin-binding 'TrainConfig.batch_size = 1536' \
         --fork-from runs/ma_s0 --root-dir runs/ma_s0_b1536
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
@@ -345,12 +346,16 @@ def _train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import train_eval
 
     _limit_threads(args.threads)
+    run_gin = pathlib.Path(args.root_dir) / train_eval.RUN_GIN_FILE
+    if not (args.gin_file or args.gin_binding or args.fork_from) and run_gin.exists():
+        args.gin_file = [str(run_gin)]  # a resume with no gin flags keeps the run's own gin
+        print(
+            f"imagine-tf train: resuming {args.root_dir} with its {run_gin.name}", file=sys.stderr
+        )
+    if args.num_epochs:  # a binding, so that the run's config.gin keeps it
+        args.gin_binding = [*(args.gin_binding or []), f"train_eval.num_epochs = {args.num_epochs}"]
     _parse_gin(args, train_eval)
-    logs = train_eval.train_eval(
-        args.root_dir,
-        **({"num_epochs": args.num_epochs} if args.num_epochs else {}),
-        fork_from=args.fork_from,
-    )
+    logs = train_eval.train_eval(args.root_dir, fork_from=args.fork_from)
     print(
         json.dumps(
             logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1
@@ -703,7 +708,10 @@ def build_parser() -> argparse.ArgumentParser:
         "train", help="IMAGINE co-training: DDPG + learned reward (resumes)"
     )
     train_parser.add_argument(
-        "--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)"
+        "--root-dir",
+        "--root_dir",
+        required=True,
+        help="run directory (resumes if it exists; with no gin flags, with the run's config.gin)",
     )
     train_parser.add_argument(
         "--num-epochs", "--num_epochs", type=int, help="default: the gin binding (167)"

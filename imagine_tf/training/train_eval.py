@@ -68,6 +68,9 @@ from imagine_tf.training.replay_checkpoint import ReplayCheckpoint
 from imagine_tf.training.run_lock import RunConfigMismatch, RunLock
 
 EMBEDDING_UNITS = 100
+RUN_GIN_FILE = (
+    "config.gin"  # the gin a run was last started with: `train` with no gin flags reuses it
+)
 
 
 @gin.configurable
@@ -477,8 +480,8 @@ class ImagineTrainer:
             listed = ", ".join(f"{k}: run {a!r}, given {b!r}" for k, (a, b) in differences.items())
             raise RunConfigMismatch(
                 f"{self.root_dir} is a run with another configuration ({listed}). Resume it "
-                "with the same gin files and bindings (its config.json), or train into a new "
-                "--root-dir."
+                f"with no gin flags (it then reads its {RUN_GIN_FILE}) or the same gin files and "
+                "bindings (its config.json), or train into a new --root-dir."
             )
 
     def restore(self, with_replay: bool = True) -> bool:
@@ -538,8 +541,9 @@ def train_eval(
 
     ``fork_from``: a run whose last checkpoint a new ``root_dir`` starts from (`fork_run`); a
     ``root_dir`` that is already that fork just resumes, so the same command can be repeated.
-    Writes the operative gin config, ``learning_curve.png`` and ``agent.gif`` (the noise-free
-    policy pursuing ``demo_goals``) into ``root_dir``.
+    Writes the gin it was given (``config.gin``, before training: `imagine-tf train` with no gin
+    flags resumes with it), then the operative gin config, ``learning_curve.png`` and
+    ``agent.gif`` (the noise-free policy pursuing ``demo_goals``) into ``root_dir``.
     """
     from imagine_tf.training.run_fork import fork_run, fork_source
     from imagine_tf.training.run_report import plot_learning_curve, render_agent
@@ -548,7 +552,9 @@ def train_eval(
     config = TrainConfig()
     if fork_from is not None and fork_source(root, fork_from) is None:
         fork_run(fork_from, root, config)
-    trainer = ImagineTrainer(config, root)
+    trainer = ImagineTrainer(config, root)  # refuses a config that is not the run's
+    root.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(root / RUN_GIN_FILE, gin.config_str())
     logs = trainer.train(num_epochs, progress=progress)
     (root / "operative_config.gin").write_text(gin.operative_config_str())
     if trainer.logs:

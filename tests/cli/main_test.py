@@ -268,6 +268,16 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     code, _, err = run(capsys, *argv, "--fork-from", str(tmp_path / "fork"))
     gin.clear_config()
     assert code == 2 and "not a fork" in err  # forking onto the existing run would overwrite it
+    # With no gin flags a run resumes with its own config.gin (the fork's: batch 32, 2 epochs).
+    fork_gin = (tmp_path / "fork" / "config.gin").read_text()
+    assert "TrainConfig.batch_size = 32" in fork_gin and "train_eval.num_epochs = 2" in fork_gin
+    code, out, err = run(capsys, "train", "--root-dir", str(tmp_path / "fork"))
+    gin.clear_config()
+    assert code == 0 and json.loads(out)["note"] == "already trained" and "config.gin" in err
+    code, out, _ = run(capsys, "train", "--root-dir", str(tmp_path / "fork"), "--num-epochs", "3")
+    gin.clear_config()
+    assert code == 0 and json.loads(out)["epoch"] == 3
+    assert "train_eval.num_epochs = 3" in (tmp_path / "fork" / "config.gin").read_text()
 
 
 @pytest.mark.slow

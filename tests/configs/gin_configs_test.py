@@ -25,7 +25,9 @@ def test_there_are_configs():
 ENV_CONFIGS = [p for p in CONFIGS if p.name.startswith("playground")]
 REWARD_CONFIGS = [p for p in CONFIGS if p.name.startswith("reward_")]
 AGENT_CONFIGS = [
-    p for p in CONFIGS if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin", "ma_final_goal.gin")
+    p
+    for p in CONFIGS
+    if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin", "ma_final_goal.gin")
 ]
 
 
@@ -45,7 +47,11 @@ def test_quickstart_is_a_short_ma_run():
     assert config.architecture == "ma"
     epochs = gin.query_parameter("train_eval.num_epochs")
     updates = epochs * config.cycles_per_epoch * config.updates_per_cycle
-    assert 0 < updates <= 10_000  # the reference's epoch alone is 2,500 updates per worker
+    episodes = epochs * config.cycles_per_epoch * config.episodes_per_cycle
+    # Under 4 % of the reference's 167 epochs (417,500 updates, 100,200 episodes).
+    assert 0 < updates <= 16_000 and 0 < episodes <= 9_600
+    # The reward model is retrained with a bounded budget: at most 2,000 batches each time.
+    assert config.reward_max_epochs * config.reward_batches_per_epoch <= 2_000
 
 
 @pytest.mark.parametrize("path", AGENT_CONFIGS, ids=lambda p: p.name)
