@@ -248,16 +248,20 @@ class ImagineTrainer:
         return losses, positive_shares
 
     # -- the loop ------------------------------------------------------------------------------
-    def train(self, num_epochs: int, progress: bool = True) -> list[dict]:
+    def train(
+        self, num_epochs: int, progress: bool = True, run_gin: str | None = None
+    ) -> list[dict]:
         """Runs (or resumes) until ``num_epochs`` epochs are done; returns this session's logs.
 
-        Raises `RunDirectoryBusy` if another process is training into ``root_dir`` and
-        `RunConfigMismatch` if the directory holds a run with another configuration.
+        ``run_gin``: the gin text this session was started with, kept as ``config.gin`` once the
+        configuration is accepted. Raises `RunDirectoryBusy` if another process is training into
+        ``root_dir`` and `RunConfigMismatch` if the directory holds a run with another
+        configuration.
         """
         with RunLock(self.root_dir):
-            return self._train(num_epochs, progress)
+            return self._train(num_epochs, progress, run_gin)
 
-    def _train(self, num_epochs: int, progress: bool) -> list[dict]:
+    def _train(self, num_epochs: int, progress: bool, run_gin: str | None) -> list[dict]:
         from tqdm import tqdm
 
         self._check_same_config_as_the_run()
@@ -265,6 +269,8 @@ class ImagineTrainer:
         write_text_atomically(
             self.root_dir / "config.json", json.dumps(dataclasses.asdict(self.config), indent=1)
         )
+        if run_gin is not None:
+            write_text_atomically(self.root_dir / RUN_GIN_FILE, run_gin)
         writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
         logs = []
         bar = tqdm(total=num_epochs, initial=int(self.epoch.numpy()), desc="imagine", unit="epoch",
@@ -552,10 +558,8 @@ def train_eval(
     config = TrainConfig()
     if fork_from is not None and fork_source(root, fork_from) is None:
         fork_run(fork_from, root, config)
-    trainer = ImagineTrainer(config, root)  # refuses a config that is not the run's
-    root.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(root / RUN_GIN_FILE, gin.config_str())
-    logs = trainer.train(num_epochs, progress=progress)
+    trainer = ImagineTrainer(config, root)
+    logs = trainer.train(num_epochs, progress=progress, run_gin=gin.config_str())
     (root / "operative_config.gin").write_text(gin.operative_config_str())
     if trainer.logs:
         plot_learning_curve(trainer.logs, root / "learning_curve.png")

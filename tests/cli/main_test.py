@@ -248,6 +248,7 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     code, _, err = run(capsys, *argv, "--gin-binding", "TrainConfig.batch_size = 32")
     gin.clear_config()
     assert code == 2 and "batch_size: run 16, given 32" in err  # resumed with another config
+    assert "batch_size = 32" not in (root / "config.gin").read_text()  # the refused gin is not kept
     # A fork of the run trains on from its epoch with the other batch; repeating resumes it.
     fork = ["--gin-binding", "TrainConfig.batch_size = 32", "--fork-from", str(root)]
     fork_argv = [a if a != str(root) else str(tmp_path / "fork") for a in argv] + fork
