@@ -1,12 +1,12 @@
 """Success-rate table of trained runs (`imagine-tf report`) -> ``docs/results/agent_sr.json``.
 
 A run directory holds ``config.json`` and ``progress.jsonl`` (written by `imagine-tf train`) and
-``eval.json`` (written by `imagine-tf eval`, 30 noise-free episodes per goal by default). One
-row per run: its configuration (policy, reward, seed), how far it went (epochs, episodes,
-updates), the training wall time (the epochs' own timings, summed over every session; the
-checkpoint writes are not counted) and the success rates of ``eval.json``: train, test, per
-generalization type and per predicate. Rows of runs without ``eval.json`` carry the
-last in-training evaluation instead (one episode per goal), marked as such.
+``evaluations/epoch_EEEE.json`` and ``eval.json`` (written by `imagine-tf eval`, 30 noise-free
+episodes per goal by default). One row per run and evaluated epoch: its configuration (policy,
+reward, seed), how far it went (epochs, episodes, updates), the training wall time (the epochs' own timings, summed over every session; the
+checkpoint writes are not counted) and the success rates of the evaluation: train, test, per
+generalization type and per predicate. A run never evaluated has one row with its last
+in-training evaluation instead (one episode per goal), marked as such.
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import time
 from typing import Sequence
 
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
+
+EVALUATIONS_DIR = "evaluations"  # `train_eval.evaluate_run` writes one JSON file per epoch here
 
 
 def run_logs(root_dir: str | os.PathLike) -> list[dict]:
@@ -35,8 +38,11 @@ def row_key(row: dict) -> tuple:
     return row["run"], row.get("evaluated_at_epoch") if evaluated else "in training"
 
 
-def run_row(root_dir: str | os.PathLike) -> dict:
-    """The table row of one run directory; a FileNotFoundError if it holds no run."""
+def run_rows(root_dir: str | os.PathLike) -> list[dict]:
+    """The table rows of one run directory: one per evaluation at the run's N
+    (``evaluations/epoch_EEEE.json``, and ``eval.json`` for runs evaluated before those were
+    kept), by epoch; the last in-training evaluation if it has none. A FileNotFoundError if the
+    directory holds no run."""
     root = pathlib.Path(root_dir)
     if not (root / "config.json").exists() or not (root / "progress.jsonl").exists():
         raise FileNotFoundError(
@@ -65,28 +71,35 @@ def run_row(root_dir: str | os.PathLike) -> dict:
     if (root / "fork.json").exists():
         fork = json.loads((root / "fork.json").read_text())
         row["forked_from"] = {key: fork[key] for key in ("source", "epoch", "changed")}
-    if (root / "eval.json").exists():
-        evaluation = json.loads((root / "eval.json").read_text())
-        # The run may have gone on since its evaluation: the SR belongs to this many episodes.
-        at_epoch = [r for r in logs if r.get("epoch") == evaluation["epoch"]]
-        row.update(
-            evaluated_at_epoch=evaluation["epoch"],
-            evaluated_at_episodes=at_epoch[0]["episodes"] if at_epoch else None,
-            repetitions=evaluation["repetitions"],
-            train_success=evaluation["train_success"],
-            test_success=evaluation["test_success"],
-            per_type=evaluation["per_type"],
-            train_per_predicate=evaluation.get("train_per_predicate"),
-        )
-    elif logs:
-        row.update(
-            evaluated_at_epoch=last["epoch"],
-            evaluated_at_episodes=last["episodes"],
-            repetitions="1 (in-training evaluation; run `imagine-tf eval` for 30)",
-            train_success=last["eval_train_success"],
-            test_success=last["eval_test_success"],
-        )
-    return row
+    evaluations = {}
+    at_other_n = re.compile(r"epoch_\d+_n\d+")  # evaluations at another N are not rows
+    for path in [root / "eval.json", *sorted((root / EVALUATIONS_DIR).glob("epoch_*.json"))]:
+        if path.exists() and not at_other_n.fullmatch(path.stem):
+            evaluation = json.loads(path.read_text())
+            evaluations[evaluation["epoch"]] = evaluation  # the kept file wins over eval.json
+    if not evaluations:
+        if not logs:
+            return [row]
+        return [{**row, "evaluated_at_epoch": last["epoch"], "evaluated_at_episodes": last["episodes"],
+                 "repetitions": "1 (in-training evaluation; run `imagine-tf eval` for 30)",
+                 "train_success": last["eval_train_success"],
+                 "test_success": last["eval_test_success"]}]  # fmt: skip
+    episodes_at = {r.get("epoch"): r.get("episodes") for r in logs}
+    return [
+        {**row,
+         # The run may have gone on since its evaluation: the SR belongs to this many episodes.
+         "evaluated_at_epoch": epoch, "evaluated_at_episodes": episodes_at.get(epoch),
+         "repetitions": evaluation["repetitions"],
+         "train_success": evaluation["train_success"], "test_success": evaluation["test_success"],
+         "per_type": evaluation["per_type"],
+         "train_per_predicate": evaluation.get("train_per_predicate")}
+        for epoch, evaluation in sorted(evaluations.items())
+    ]  # fmt: skip
+
+
+def run_row(root_dir: str | os.PathLike) -> dict:
+    """The row of a run's latest evaluation (`run_rows`)."""
+    return run_rows(root_dir)[-1]
 
 
 def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.PathLike,
@@ -98,7 +111,7 @@ def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.Pa
     written rows do, and a run evaluated again later adds a row beside the earlier one.
     Each kept row records the command that wrote it (``reported_by``).
     """
-    rows = [run_row(root) for root in root_dirs]
+    rows = [row for root in root_dirs for row in run_rows(root)]
     if earlier is not None:
         kept = earlier_runs_not_given(rows, earlier, "imagine-tf report", key=row_key)
         rows = [{**row, "reported_by": row.get("reported_by", earlier.get("command"))}

@@ -68,9 +68,8 @@ from imagine_tf.training.replay_checkpoint import ReplayCheckpoint
 from imagine_tf.training.run_lock import RunConfigMismatch, RunLock
 
 EMBEDDING_UNITS = 100
-RUN_GIN_FILE = (
-    "config.gin"  # the gin a run was last started with: `train` with no gin flags reuses it
-)
+# The gin a run was last started with: `train` with no gin flags reuses it.
+RUN_GIN_FILE = "config.gin"
 
 
 @gin.configurable
@@ -590,16 +589,27 @@ def success_per_goal(goals: Sequence[str], success: np.ndarray) -> dict[str, flo
 def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None = None,
                  seed: int = 12345) -> dict:  # fmt: skip
     """Restores a run and measures the success rate per goal (train, test, per type) and what
-    the policy did in its Grow episodes (`failure_modes`); writes eval.json."""
+    the policy did in its Grow episodes (`failure_modes`).
+
+    The run may be training meanwhile: its last checkpoint is copied first
+    (`snapshot_checkpoint`). Writes ``eval.json`` (the latest evaluation) and
+    ``evaluations/epoch_EEEE.json`` (kept for every evaluated epoch; ``_nN`` at another N).
+    """
+    import tempfile
+
+    from imagine_tf.training.agent_report import EVALUATIONS_DIR
+    from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
+
     root = pathlib.Path(root_dir)
     if not (root / "config.json").exists():
         raise FileNotFoundError(
             f"No run in {root_dir} (no config.json): train one with `imagine-tf train`."
         )
     config = TrainConfig(**json.loads((root / "config.json").read_text()))
-    trainer = ImagineTrainer(config, root)
-    if not trainer.restore(with_replay=False):
-        raise FileNotFoundError(f"No checkpoint in {root_dir}.")
+    with tempfile.TemporaryDirectory(prefix="imagine-eval-") as copy:
+        trainer = ImagineTrainer(config, snapshot_checkpoint(root, copy))
+        if not trainer.restore(with_replay=False):
+            raise FileNotFoundError(f"No checkpoint in {root_dir}.")
     per_goal, grow_outcomes = {}, {}
     for split, goals in (("train", grammar.train_goals()), ("test", grammar.test_goals())):
         success, grow_outcomes[split] = trainer.evaluate_with_outcomes(
@@ -622,11 +632,11 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
         "grow_outcomes": grow_outcomes,
         "per_goal": per_goal,
     }
-    name = (
-        "eval.json"
-        if result["num_objects"] == config.num_objects
-        else f"eval_n{result['num_objects']}.json"
+    other_n = "" if result["num_objects"] == config.num_objects else f"_n{result['num_objects']}"
+    text = json.dumps(result, indent=1)
+    (root / EVALUATIONS_DIR).mkdir(exist_ok=True)
+    write_text_atomically(
+        root / EVALUATIONS_DIR / f"epoch_{result['epoch']:04d}{other_n}.json", text
     )
-    path = root / name
-    write_text_atomically(path, json.dumps(result, indent=1))
+    write_text_atomically(root / f"eval{other_n}.json", text)
     return result

@@ -68,7 +68,7 @@ def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_pat
 
 
 def test_eval_and_report_of_a_tiny_run(tmp_path):
-    from imagine_tf.training.agent_report import run_row
+    from imagine_tf.training.agent_report import run_row, run_rows
     from imagine_tf.training.train_eval import evaluate_run
 
     trainer = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
@@ -98,6 +98,8 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert [(r["run"], r["seed"]) for r in record["runs"]] == [(tmp_path.name, 0)]
     result = evaluate_run(tmp_path, repetitions=2)
     assert json.loads((tmp_path / "eval.json").read_text())["per_goal"] == result["per_goal"]
+    kept = json.loads((tmp_path / "evaluations" / "epoch_0001.json").read_text())
+    assert kept == json.loads((tmp_path / "eval.json").read_text())
     assert len(result["per_goal"]) == 255 and set(result["per_type"]) == {"1", "2", "3", "4", "5"}
     assert set(result["train_per_predicate"]) == {"Go", "Grasp", "Grow"}
     grow_train = [g for g in grammar.train_goals() if g.startswith("Grow")]
@@ -110,6 +112,15 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
     assert row["compute_dtype"] == "float32" and row["final_layer_init"] == "small_uniform"
     assert row["final_goal_ratio"] == 0.0
+    # Every kept evaluation at the run's N is a row, by epoch; one at another N is not.
+    (tmp_path / "evaluations" / "epoch_0000.json").write_text(json.dumps({**kept, "epoch": 0}))
+    (tmp_path / "evaluations" / "epoch_0001_n4.json").write_text(
+        json.dumps({**kept, "num_objects": 4})
+    )
+    rows = run_rows(tmp_path)
+    assert [(r["evaluated_at_epoch"], r["repetitions"]) for r in rows] == [(0, 2), (1, 2)]
+    assert rows[0]["evaluated_at_episodes"] is None and rows[1]["evaluated_at_episodes"] == 12
+    (tmp_path / "evaluations" / "epoch_0000.json").unlink()
     # An earlier report keeps the rows of runs whose directories are gone, a run's rows
     # evaluated at other epochs and its in-training row; an evaluation of the same run and
     # epoch is replaced.
