@@ -345,6 +345,8 @@ def _reward_report_command(args: argparse.Namespace) -> int:
 def _train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import train_eval
 
+    if args.num_epochs is not None and args.num_epochs < 1:
+        raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")
     _limit_threads(args.threads)
     run_gin = pathlib.Path(args.root_dir) / train_eval.RUN_GIN_FILE
     if not (args.gin_file or args.gin_binding or args.fork_from) and run_gin.exists():

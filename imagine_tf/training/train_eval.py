@@ -483,10 +483,15 @@ class ImagineTrainer:
         }
         if differences:
             listed = ", ".join(f"{k}: run {a!r}, given {b!r}" for k, (a, b) in differences.items())
+            how = (
+                f"with no gin flags (`imagine-tf train` then reads its {RUN_GIN_FILE}) or "
+                if (self.root_dir / RUN_GIN_FILE).exists()
+                else ""
+            )
             raise RunConfigMismatch(
                 f"{self.root_dir} is a run with another configuration ({listed}). Resume it "
-                f"with no gin flags (it then reads its {RUN_GIN_FILE}) or the same gin files and "
-                "bindings (its config.json), or train into a new --root-dir."
+                f"{how}with the same gin files and bindings (its config.json), or train into a "
+                "new --root-dir."
             )
 
     def restore(self, with_replay: bool = True) -> bool:

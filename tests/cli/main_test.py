@@ -65,7 +65,8 @@ def test_bad_goal_is_a_clear_error_without_traceback():
     "argv, message",
     [(["play", "--goal", "Grow any plant", "--num-objects", "1"], "num_objects >= 2"),
      (["play", "--goal", "Go left", "--out", "x.mp4"], ".gif or .png"),
-     (["goals", "--split", "train", "--type", "2"], "--type selects test goals")],
+     (["goals", "--split", "train", "--type", "2"], "--type selects test goals"),
+     (["train", "--root-dir", "r", "--num-epochs", "0"], "--num-epochs must be >= 1, got 0")],
 )  # fmt: skip
 def test_usage_errors(capsys, argv, message):
     code, _, err = run(capsys, *argv)
@@ -248,6 +249,7 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
     code, _, err = run(capsys, *argv, "--gin-binding", "TrainConfig.batch_size = 32")
     gin.clear_config()
     assert code == 2 and "batch_size: run 16, given 32" in err  # resumed with another config
+    assert "with no gin flags" in err  # the run has a config.gin to resume with
     assert "batch_size = 32" not in (root / "config.gin").read_text()  # the refused gin is not kept
     # A fork of the run trains on from its epoch with the other batch; repeating resumes it.
     fork = ["--gin-binding", "TrainConfig.batch_size = 32", "--fork-from", str(root)]
