@@ -75,14 +75,16 @@ def _collection_steps_per_second(trainer, batch_size: int, repeats: int = 3) -> 
     return repeats * batch_size * env.config.episode_length / (time.perf_counter() - start)
 
 
-def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32") -> dict:
+def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
+                        reward_patience: int = 15) -> dict:  # fmt: skip
     """Measures the loop; ``quick`` shrinks the epoch (for tests); ``compute_dtype`` is
-    `TrainConfig.compute_dtype` (the actor, critic and relabelling precision)."""
+    `TrainConfig.compute_dtype` (the actor, critic and relabelling precision);
+    ``reward_patience`` is `TrainConfig.reward_patience` (15: the reference's early stopping)."""
     from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
     cycles = 5 if quick else 50
     config = TrainConfig(cycles_per_epoch=cycles, reward_max_epochs=2 if quick else 100,
-                         compute_dtype=compute_dtype)  # fmt: skip
+                         compute_dtype=compute_dtype, reward_patience=reward_patience)  # fmt: skip
     with tempfile.TemporaryDirectory() as root:
         trainer = ImagineTrainer(config, root)
         warm_up = trainer.train_epoch()  # tracing, first discoveries, first reward update
@@ -105,7 +107,8 @@ def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32") -> 
         "config": {"cycles_per_epoch": cycles, "episodes_per_epoch": episodes,
                    "updates_per_epoch": cycles * config.updates_per_cycle, "batch_size": config.batch_size,
                    "num_candidates": config.num_candidates,
-                   "compute_dtype": config.compute_dtype},  # fmt: skip
+                   "compute_dtype": config.compute_dtype,
+                   "reward_patience": config.reward_patience},  # fmt: skip
         "warm_up_epoch": warm_up,
         "epoch": epoch,
         "epoch_seconds": sum(v for k, v in epoch.items() if k.startswith("seconds_")),

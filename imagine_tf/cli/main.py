@@ -532,7 +532,9 @@ def _bench_command(args: argparse.Namespace) -> int:
     if args.target == "train":
         from imagine_tf.benchmarks.train_bench import run_train_benchmark
 
-        results = run_train_benchmark(quick=args.quick, compute_dtype=args.compute_dtype)
+        results = run_train_benchmark(
+            quick=args.quick, compute_dtype=args.compute_dtype, reward_patience=args.reward_patience
+        )
         if args.out:
             write_json(results, args.out)
         print(
@@ -819,6 +821,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--compute-dtype", choices=("float32", "bfloat16"), default="float32",
                        help="train: the actor / critic / relabelling precision "
                             "(TrainConfig.compute_dtype)")  # fmt: skip
+    bench.add_argument("--reward-patience", type=int, default=15,
+                       help="train: reward-epochs without a better held-out F1 before the reward "
+                            "retraining stops (TrainConfig.reward_patience; 15: the reference)")  # fmt: skip
     bench.set_defaults(run=_bench_command)
     return parser
 

@@ -286,8 +286,11 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
 @pytest.mark.slow
 def test_bench_train_quick(capsys, tmp_path):
     out_file = tmp_path / "train_bench.json"
-    code, out, _ = run(capsys, "bench", "train", "--quick", "--out", str(out_file))
+    code, out, _ = run(
+        capsys, "bench", "train", "--quick", "--reward-patience", "5", "--out", str(out_file)
+    )
     results = json.loads(out_file.read_text())
+    assert results["config"]["reward_patience"] == 5
     assert code == 0 and results["config"]["updates_per_epoch"] == 250
     assert results["updates_per_s"] > 0 and results["collection_steps_per_s"] > 0
     assert results["epoch"]["updates"] == 250  # epoch 0 trains no policy (learned reward)
