@@ -293,4 +293,5 @@ def test_bench_train_quick(capsys, tmp_path):
     assert results["config"]["reward_patience"] == 5
     assert code == 0 and results["config"]["updates_per_epoch"] == 250
     assert results["updates_per_s"] > 0 and results["collection_steps_per_s"] > 0
-    assert results["epoch"]["updates"] == 250  # epoch 0 trains no policy (learned reward)
+    # Epoch 0 trains no policy (learned reward); the update's tracing makes 3 before epoch 1.
+    assert results["warm_up_epoch"]["updates"] == 0 and results["epoch"]["updates"] == 3 + 250
