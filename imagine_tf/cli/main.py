@@ -790,7 +790,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="success-rate table of runs -> JSON")
     report.add_argument(
-        "root_dirs", nargs="+", help="run directories (with eval.json if evaluated)"
+        "root_dirs", nargs="+", help="run directories (a row per `imagine-tf eval` of each)"
     )
     report.add_argument("--out", default="docs/results/agent_sr.json")
     report.add_argument("--include", help="an earlier agent_sr.json whose rows are kept "

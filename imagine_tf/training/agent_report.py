@@ -97,11 +97,6 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
     ]  # fmt: skip
 
 
-def run_row(root_dir: str | os.PathLike) -> dict:
-    """The row of a run's latest evaluation (`run_rows`)."""
-    return run_rows(root_dir)[-1]
-
-
 def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.PathLike,
                        command: str, earlier: dict | None = None) -> dict:  # fmt: skip
     """Rows of the runs, written as JSON (atomically) with the command and a timestamp.

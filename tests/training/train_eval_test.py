@@ -68,7 +68,7 @@ def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_pat
 
 
 def test_eval_and_report_of_a_tiny_run(tmp_path):
-    from imagine_tf.training.agent_report import run_row, run_rows
+    from imagine_tf.training.agent_report import run_rows
     from imagine_tf.training.train_eval import evaluate_run
 
     trainer = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
@@ -86,8 +86,8 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
         other.train(2, progress=False)
     assert json.loads((tmp_path / "config.json").read_text())["batch_size"] == 16
     with pytest.raises(FileNotFoundError, match="training run"):
-        run_row(tmp_path / "nothing")
-    before = run_row(tmp_path)
+        run_rows(tmp_path / "nothing")
+    [before] = run_rows(tmp_path)
     assert before["repetitions"].startswith("1 (in-training") and before["episodes"] == 12
     # A run still training replaces its own earlier in-training row, whatever its epoch.
     from imagine_tf.training.agent_report import write_agent_report
@@ -106,7 +106,7 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     outcomes = result["grow_outcomes"]["train"]
     assert outcomes["episodes"] == 2 * len(grow_train) == 2 * 46
     assert outcomes["achieved"] == pytest.approx(result["train_per_predicate"]["Grow"])
-    row = run_row(tmp_path)
+    [row] = run_rows(tmp_path)
     assert row["repetitions"] == 2 and row["train_success"] == result["train_success"]
     assert row["evaluated_at_epoch"] == 1 and row["evaluated_at_episodes"] == 12
     assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
