@@ -482,11 +482,12 @@ def _report_command(args: argparse.Namespace) -> int:
 
 
 def _eval_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training.checkpoint_snapshot import SnapshotError
     from imagine_tf.training.train_eval import evaluate_run
 
     try:
         result = evaluate_run(args.root_dir, args.repetitions, args.num_objects, args.seed)
-    except (FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, ValueError, SnapshotError) as error:
         raise UsageError(str(error)) from None
     print(json.dumps({k: v for k, v in result.items() if k != "per_goal"}, indent=1))
     return 0
