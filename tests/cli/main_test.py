@@ -295,3 +295,18 @@ def test_bench_train_quick(capsys, tmp_path):
     assert results["updates_per_s"] > 0 and results["collection_steps_per_s"] > 0
     # Epoch 0 trains no policy (learned reward); the update's tracing makes 3 before epoch 1.
     assert results["warm_up_epoch"]["updates"] == 0 and results["epoch"]["updates"] == 3 + 250
+
+
+def test_eval_of_a_run_without_a_usable_checkpoint_is_a_clear_error(capsys, tmp_path, monkeypatch):
+    from imagine_tf.training import checkpoint_snapshot
+
+    (tmp_path / "config.json").write_text("{}")  # a run that has not finished its first epoch
+    code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path))
+    assert code == 2 and "train at least one epoch" in err
+
+    def always_overtaken(root, into):
+        raise checkpoint_snapshot.SnapshotError("each copy was overtaken by a save")
+
+    monkeypatch.setattr(checkpoint_snapshot, "snapshot_checkpoint", always_overtaken)
+    code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path))
+    assert code == 2 and "overtaken by a save" in err
