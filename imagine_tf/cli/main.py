@@ -33,7 +33,11 @@ from typing import Sequence
 
 from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
+from imagine_tf.training.checkpoint_snapshot import SnapshotError
 from imagine_tf.training.run_fork import ForkError
+
+# What reading a run directory raises for a user's mistake or a run that has no checkpoint yet.
+RUN_READ_ERRORS = (FileNotFoundError, ValueError, SnapshotError)
 from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -435,7 +439,7 @@ def _export_reward_command(args: argparse.Namespace) -> int:
         network, metadata = load_reward_network(args.root_dir)
         path = export_reward_model(network, args.model_base_path, metadata, args.version,
                                    max_num_objects=args.max_num_objects)  # fmt: skip
-    except (FileNotFoundError, ValueError) as error:
+    except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
     print(f"exported {network.architecture} reward model to {path}")
     return 0
@@ -449,7 +453,7 @@ def _export_policy_command(args: argparse.Namespace) -> int:
         trainer = load_agent(args.root_dir)
         path = export_policy(trainer.agent.policy, trainer.agent._actor_network.encoder,
                              args.model_base_path, args.version)  # fmt: skip
-    except (FileNotFoundError, ValueError) as error:
+    except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
     print(f"exported the {trainer.config.architecture} policy to {path}")
     return 0
@@ -482,12 +486,11 @@ def _report_command(args: argparse.Namespace) -> int:
 
 
 def _eval_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.checkpoint_snapshot import SnapshotError
     from imagine_tf.training.train_eval import evaluate_run
 
     try:
         result = evaluate_run(args.root_dir, args.repetitions, args.num_objects, args.seed)
-    except (FileNotFoundError, ValueError, SnapshotError) as error:
+    except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
     print(json.dumps({k: v for k, v in result.items() if k != "per_goal"}, indent=1))
     return 0

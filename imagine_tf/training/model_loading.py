@@ -6,7 +6,8 @@ Two kinds of runs hold one:
   ``network.json`` (the network's config; runs from before it existed are rebuilt with the
   default vocabulary, with or without the relational words, whichever the weights fit);
 * an **agent run** (`imagine-tf train`): ``config.json`` and ``checkpoint/tf``, from which only
-  the co-learned reward network is read.
+  the co-learned reward network is read — from a consistent copy, as the run may be training
+  (`snapshot_checkpoint`; `load_agent` reads the whole agent the same way).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import tempfile
 
 import tensorflow as tf
 
@@ -73,7 +75,10 @@ def load_reward_network(root_dir: str | os.PathLike) -> tuple[RewardNetwork, dic
     if (root / "best.weights.h5").exists():
         network, kind = _from_reward_run(root), "reward_model_run"
     elif (root / "config.json").exists() and (root / "checkpoint").exists():
-        network, kind = _from_agent_run(root), "agent_run"
+        from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
+
+        with tempfile.TemporaryDirectory(prefix="imagine-load-") as copy:  # it may be training
+            network, kind = _from_agent_run(snapshot_checkpoint(root, copy)), "agent_run"
     else:
         raise FileNotFoundError(
             f"{root} holds no trained reward model: give a directory of `imagine-tf reward train` "
@@ -90,7 +95,14 @@ def load_reward_network(root_dir: str | os.PathLike) -> tuple[RewardNetwork, dic
 
 
 def load_agent(root_dir: str | os.PathLike):
-    """The restored `ImagineTrainer` of an agent run (networks only, no replay)."""
+    """The restored `ImagineTrainer` of an agent run (networks only, no replay), for evaluation
+    and export; the run may be training meanwhile. It is restored from a consistent copy of the
+    last checkpoint (`snapshot_checkpoint`) in a scratch directory, removed once restored: the
+    returned trainer is not for training (its ``root_dir`` is gone).
+
+    Raises FileNotFoundError (no run, no checkpoint) or `SnapshotError`.
+    """
+    from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
     from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
     root = pathlib.Path(root_dir)
@@ -98,7 +110,9 @@ def load_agent(root_dir: str | os.PathLike):
         raise FileNotFoundError(
             f"{root} is not an agent run (no config.json): train one with `imagine-tf train`."
         )
-    trainer = ImagineTrainer(TrainConfig(**json.loads((root / "config.json").read_text())), root)
-    if not trainer.restore(with_replay=False):
-        raise FileNotFoundError(f"{root} has no checkpoint yet: train at least one epoch.")
+    config = TrainConfig(**json.loads((root / "config.json").read_text()))
+    with tempfile.TemporaryDirectory(prefix="imagine-load-") as copy:
+        trainer = ImagineTrainer(config, snapshot_checkpoint(root, copy))
+        if not trainer.restore(with_replay=False):
+            raise FileNotFoundError(f"{root} has no checkpoint yet: train at least one epoch.")
     return trainer

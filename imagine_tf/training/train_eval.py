@@ -596,25 +596,16 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
     """Restores a run and measures the success rate per goal (train, test, per type) and what
     the policy did in its Grow episodes (`failure_modes`).
 
-    The run may be training meanwhile: its last checkpoint is copied first
-    (`snapshot_checkpoint`). Writes ``eval.json`` (the latest evaluation) and
+    The run may be training meanwhile (`load_agent` restores a consistent copy of its last
+    checkpoint). Writes ``eval.json`` (the latest evaluation) and
     ``evaluations/epoch_EEEE.json`` (kept for every evaluated epoch; ``_nN`` at another N).
     """
-    import tempfile
-
     from imagine_tf.training.agent_report import EVALUATIONS_DIR
-    from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
+    from imagine_tf.training.model_loading import load_agent
 
     root = pathlib.Path(root_dir)
-    if not (root / "config.json").exists():
-        raise FileNotFoundError(
-            f"No run in {root_dir} (no config.json): train one with `imagine-tf train`."
-        )
-    config = TrainConfig(**json.loads((root / "config.json").read_text()))
-    with tempfile.TemporaryDirectory(prefix="imagine-eval-") as copy:
-        trainer = ImagineTrainer(config, snapshot_checkpoint(root, copy))
-        if not trainer.restore(with_replay=False):
-            raise FileNotFoundError(f"No checkpoint in {root_dir}.")
+    trainer = load_agent(root)
+    config = trainer.config
     per_goal, grow_outcomes = {}, {}
     for split, goals in (("train", grammar.train_goals()), ("test", grammar.test_goals())):
         success, grow_outcomes[split] = trainer.evaluate_with_outcomes(
