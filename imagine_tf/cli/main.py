@@ -472,9 +472,10 @@ def _report_command(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if args.plot:
         from imagine_tf.training.agent_report import run_logs
-        from imagine_tf.training.run_report import plot_runs
+        from imagine_tf.training.run_report import plot_runs, run_labels
 
-        plot_runs({pathlib.Path(root).name: run_logs(root) for root in args.root_dirs}, args.plot)
+        labels = run_labels(args.root_dirs)
+        plot_runs({label: run_logs(root) for label, root in zip(labels, args.root_dirs)}, args.plot)
         print(f"wrote {args.plot}")
     for row in record["runs"]:
         print(f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "

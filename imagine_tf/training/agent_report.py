@@ -3,8 +3,8 @@
 A run directory holds ``config.json`` and ``progress.jsonl`` (written by `imagine-tf train`) and
 ``evaluations/epoch_EEEE.json`` and ``eval.json`` (written by `imagine-tf eval`, 30 noise-free
 episodes per goal by default). One row per run and evaluated epoch: its configuration (policy,
-reward, seed), how far it went (epochs, episodes, updates), the training wall time (the epochs' own timings, summed over every session; the
-checkpoint writes are not counted) and the success rates of the evaluation: train, test, per
+reward, seed, ...), how far it went (epochs, episodes, updates), the training wall time (the
+epochs' own timings, summed over every session; the checkpoint writes are not counted) and the success rates of the evaluation: train, test, per
 generalization type and per predicate. A run never evaluated has one row with its last
 in-training evaluation instead (one episode per goal), marked as such.
 """
@@ -30,12 +30,21 @@ def run_logs(root_dir: str | os.PathLike) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line]
 
 
+# What tells experiments apart besides the run's name (directories of two experiments may share
+# a name, e.g. budget10/fa_s0 and budget15/fa_s0), with the value a run made before the field
+# existed had (None: always recorded).
+EXPERIMENT_FIELDS = {"architecture": None, "reward": None, "seed": None, "batch_size": None,
+                     "final_layer_init": "small_uniform", "compute_dtype": "float32",
+                     "final_goal_ratio": 0.0}  # fmt: skip
+
+
 def row_key(row: dict) -> tuple:
-    """What a newer row replaces: the same run evaluated (`imagine-tf eval`) at the same epoch,
-    or the same run's in-training row (whatever its epoch: a run still training is reported
-    again and again)."""
+    """What a newer row replaces: the same run (name and `EXPERIMENT_FIELDS`) evaluated
+    (`imagine-tf eval`) at the same epoch, or the same run's in-training row (whatever its
+    epoch: a run still training is reported again and again)."""
     evaluated = isinstance(row.get("repetitions"), int)
-    return row["run"], row.get("evaluated_at_epoch") if evaluated else "in training"
+    experiment = tuple(row.get(name, default) for name, default in EXPERIMENT_FIELDS.items())
+    return row["run"], experiment, row.get("evaluated_at_epoch") if evaluated else "in training"
 
 
 def run_rows(root_dir: str | os.PathLike) -> list[dict]:
@@ -54,13 +63,10 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
     last = logs[-1] if logs else {}
     row = {
         "run": root.name,
-        "architecture": config["architecture"],
-        "reward": config["reward"],
-        "seed": config["seed"],
-        "batch_size": config["batch_size"],
-        "final_layer_init": config.get("final_layer_init", "small_uniform"),
-        "compute_dtype": config.get("compute_dtype", "float32"),
-        "final_goal_ratio": config.get("final_goal_ratio", 0.0),
+        **{
+            name: config[name] if default is None else config.get(name, default)
+            for name, default in EXPERIMENT_FIELDS.items()
+        },
         "epochs": last.get("epoch", 0),
         "episodes": last.get("episodes", 0),
         "updates": last.get("updates", 0),

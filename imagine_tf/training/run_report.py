@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import pathlib
 from typing import Sequence
 
 import numpy as np
@@ -66,6 +67,15 @@ CURVES = (
     ("eval_test_success", "test goals: success rate"),
     ("eval_train_success_grow", "train Grow goals: success rate"),
 )
+
+
+def run_labels(root_dirs: Sequence[str | os.PathLike]) -> list[str]:
+    """A legend label per run directory: its name, or ``parent/name`` where names repeat (an
+    evaluation copy, or two experiments' ``fa_s0``), so that no run hides another."""
+    paths = [pathlib.Path(root) for root in root_dirs]
+    names = [path.name for path in paths]
+    return [name if names.count(name) == 1 else f"{path.parent.name}/{name}"
+            for path, name in zip(paths, names)]  # fmt: skip
 
 
 def plot_runs(logs_by_run: dict[str, Sequence[dict]], path: str | os.PathLike) -> None:

@@ -31,3 +31,10 @@ def test_runs_are_drawn_side_by_side_even_without_the_grow_key(tmp_path):
     plot_runs({"old": records([1, 2], False), "new": new}, tmp_path / "runs.png")
     width, height = Image.open(tmp_path / "runs.png").size
     assert width > 3 * height  # three panels in a row
+
+
+def test_runs_with_the_same_directory_name_get_labels_that_tell_them_apart():
+    from imagine_tf.training.run_report import run_labels
+
+    roots = ["runs/ma_s0", "runs/budget10/fa_s0", "runs/budget15/fa_s0", "copies/e24/ma_s1"]
+    assert run_labels(roots) == ["ma_s0", "budget10/fa_s0", "budget15/fa_s0", "ma_s1"]

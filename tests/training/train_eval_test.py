@@ -92,10 +92,13 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     # A run still training replaces its own earlier in-training row, whatever its epoch.
     from imagine_tf.training.agent_report import write_agent_report
 
-    in_training = {"run": tmp_path.name, "seed": -3, "evaluated_at_epoch": 0,
+    from imagine_tf.training.agent_report import EXPERIMENT_FIELDS
+
+    same = {name: before[name] for name in EXPERIMENT_FIELDS}  # this run's experiment
+    in_training = {"run": tmp_path.name, **same, "marker": -3, "evaluated_at_epoch": 0,
                    "repetitions": "1 (in-training evaluation)"}  # fmt: skip
     record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", {"runs": [in_training]})
-    assert [(r["run"], r["seed"]) for r in record["runs"]] == [(tmp_path.name, 0)]
+    assert [(r["run"], r.get("marker")) for r in record["runs"]] == [(tmp_path.name, None)]
     result = evaluate_run(tmp_path, repetitions=2)
     assert json.loads((tmp_path / "eval.json").read_text())["per_goal"] == result["per_goal"]
     kept = json.loads((tmp_path / "evaluations" / "epoch_0001.json").read_text())
@@ -122,16 +125,19 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     assert rows[0]["evaluated_at_episodes"] is None and rows[1]["evaluated_at_episodes"] == 12
     (tmp_path / "evaluations" / "epoch_0000.json").unlink()
     # An earlier report keeps the rows of runs whose directories are gone, a run's rows
-    # evaluated at other epochs and its in-training row; an evaluation of the same run and
-    # epoch is replaced.
+    # evaluated at other epochs, its in-training row and the rows of another experiment whose
+    # directory had the same name; an evaluation of the same run and epoch is replaced.
     earlier = {"command": "imagine-tf report old_run", "runs": [
-        {"run": "old_run", "seed": 7},
-        {"run": tmp_path.name, "seed": -1, "evaluated_at_epoch": 1, "repetitions": 30},
-        {"run": tmp_path.name, "seed": -2, "evaluated_at_epoch": 0, "repetitions": 30},
+        {"run": "old_run", "seed": 7, "marker": 7},
+        {"run": tmp_path.name, **same, "marker": -1, "evaluated_at_epoch": 1, "repetitions": 30},
+        {"run": tmp_path.name, **same, "marker": -2, "evaluated_at_epoch": 0, "repetitions": 30},
+        {"run": tmp_path.name, **same, "final_goal_ratio": 0.5, "marker": -4,
+         "evaluated_at_epoch": 1, "repetitions": 30},
         in_training]}  # fmt: skip
     record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", earlier)
-    assert [(r["run"], r["seed"]) for r in record["runs"]] == [
-        ("old_run", 7), (tmp_path.name, -2), (tmp_path.name, -3), (tmp_path.name, 0)]  # fmt: skip
+    assert [(r["run"], r.get("marker")) for r in record["runs"]] == [
+        ("old_run", 7), (tmp_path.name, -2), (tmp_path.name, -4), (tmp_path.name, -3),
+        (tmp_path.name, None)]  # fmt: skip
     assert record["runs"][0]["reported_by"] == "imagine-tf report old_run"
     assert json.loads((tmp_path / "sr.json").read_text()) == record
     with pytest.raises(ValueError, match="has no 'runs'"):
