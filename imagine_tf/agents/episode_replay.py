@@ -132,12 +132,9 @@ class EpisodeReplay:
         """Ids of the goals some stored final state achieved."""
         return self._reached_goals
 
-    def sample_episodes(self, batch_size: int) -> np.ndarray:
-        """Episode slots, int64 [B]: goal-biased, or uniform while no goal is reached."""
-        return self._sample_episodes_and_goals(batch_size)[0]
-
-    def _sample_episodes_and_goals(self, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Episode slots and the goals they were drawn for (−1: uniform), int64 [B] each."""
+    def sample_episodes(self, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Episode slots, goal-biased (uniform while no goal is reached), and the goals they
+        were drawn for (−1: uniform), int64 [B] each."""
         if self.size == 0:
             raise ValueError("The replay is empty: add episodes before sampling.")
         if self._reached_goals.size == 0:
@@ -148,7 +145,7 @@ class EpisodeReplay:
 
     def sample(self, batch_size: int) -> TransitionBatch:
         """B transitions (s_t, a_t, s_{t+1}) of goal-biased episodes, t uniform in [0, T − 1]."""
-        episodes, sampled_goals = self._sample_episodes_and_goals(batch_size)
+        episodes, sampled_goals = self.sample_episodes(batch_size)
         steps = self.rng.integers(0, self.episode_length, batch_size)
         first = self.observations[episodes, 0]
         current = self.observations[episodes, steps]
