@@ -180,6 +180,17 @@ def _demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (argparse turns the error into a usage message)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
 def _parse_counts(text: str) -> list[int]:
     """ "2-10,15,21" -> [2, 3, ..., 10, 15, 21]."""
     counts = []
@@ -295,6 +306,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
         normalize_goal=args.normalize_goal,
         pair_gate=args.pair_gate,
         pair_relations=args.pair_relations,
+        ensemble_size=args.ensemble_size,
     )
     print(format_study(report))
     return 0
@@ -317,6 +329,8 @@ def _study_command(args: argparse.Namespace) -> str:
         parts.append(f"--pair-gate {args.pair_gate}")
     if args.pair_relations:
         parts.append("--pair-relations")
+    if args.ensemble_size > 1:
+        parts.append(f"--ensemble-size {args.ensemble_size}")
     return " ".join(parts)
 
 
@@ -673,6 +687,9 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--pair-relations", action="store_true",
                        help="MA-pairs: the pair input also holds the relation features of the "
                             "objects' initial positions (not in the paper)")  # fmt: skip
+    study.add_argument("--ensemble-size", type=_positive_int, default=1,
+                       help="K > 1: each seed s is the mean probability of the runs of seeds "
+                            "s*K ... s*K+K-1 (not in the paper)")  # fmt: skip
     study.add_argument("--goal-set", choices=GOAL_SETS,
                        help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
     study.add_argument("--config", default="scripted_mixture", help="dataset config")

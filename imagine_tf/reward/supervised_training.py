@@ -367,7 +367,6 @@ class SupervisedTrainer:
     def _write_metrics(self) -> dict:
         evaluation_start = time.perf_counter()
         scores = score_matrix(self.network, self.data.test_states, self.goal_tokens)
-        f1 = f1_per_goal(scores > 0.5, self.data.test_labels)
         metrics = {
             "config": dataclasses.asdict(self.config),
             "learning_rate": self.config.resolved_learning_rate,
@@ -378,15 +377,24 @@ class SupervisedTrainer:
             "seconds_to_best": float(self.seconds_to_best.numpy()),
             "test_scoring_seconds": time.perf_counter() - evaluation_start,
             "train_episodes": len(self.data.train_states),
-            "test_states": len(self.data.test_states),
-            "summary": summarize_f1(self.data, f1),
-            "f1_per_goal": {
-                goal: (None if math.isnan(value) else float(value))
-                for goal, value in zip(self.data.goals, f1)
-            },
+            **held_out_metrics(self.data, scores),
         }
         path = self.root_dir / "metrics.json"
         temporary = path.with_name("tmp.metrics.json")
         temporary.write_text(json.dumps(metrics, indent=1))
         os.replace(temporary, path)
         return metrics
+
+
+def held_out_metrics(data: SupervisedData, scores: np.ndarray) -> dict:
+    """The test part of a ``metrics.json``: F1 per goal and its summary (`summarize_f1`) of
+    probabilities [S, G] on the test states (positive = probability > 0.5)."""
+    f1 = f1_per_goal(scores > 0.5, data.test_labels)
+    return {
+        "test_states": len(data.test_states),
+        "summary": summarize_f1(data, f1),
+        "f1_per_goal": {
+            goal: (None if math.isnan(value) else float(value))
+            for goal, value in zip(data.goals, f1)
+        },
+    }

@@ -33,6 +33,7 @@ from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.training.atomic_files import save_figure_atomically, write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
+from imagine_tf.training.reward_ensemble import ensemble_directory, evaluate_ensemble, member_seeds
 from imagine_tf.training.run_lock import RunLock
 
 STUDIES = {
@@ -70,6 +71,7 @@ def run_reward_study(
     normalize_goal: bool = False,
     pair_gate: str = "per_slot",
     pair_relations: bool = False,
+    ensemble_size: int = 1,
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
@@ -82,7 +84,9 @@ def run_reward_study(
     set (e.g. ``grasp``: the first protocol of the two-object study). ``normalize_goal``: the
     networks' gates read the L2-normalised goal embedding (`GatedAttention`). ``pair_gate``:
     MA-pairs' gate, "per_slot", "shared" or "residual" (`RewardNetwork`); ``pair_relations``:
-    MA-pairs' input holds the pair's relation features.
+    MA-pairs' input holds the pair's relation features. ``ensemble_size`` K > 1: each seed s is
+    an ensemble of the runs of seeds s·K … s·K + K − 1 (`reward_ensemble`), trained as above and
+    then scored together into ``<arch>_x<K>_s<s>``.
     """
     from imagine_tf.reward.supervised_training import (
         SupervisedTrainer,
@@ -97,20 +101,26 @@ def run_reward_study(
     root = pathlib.Path(root_dir)
     for architecture in architectures or default_architectures:
         for seed in seeds:
-            run_dir = root / f"{architecture}_s{seed}"
-            if (run_dir / "metrics.json").exists():
-                continue
-            if command:
-                run_dir.mkdir(parents=True, exist_ok=True)
-                (run_dir / "command.txt").write_text(command + "\n")
-            config = TrainingConfig(architecture, seed=seed, max_epochs=max_epochs, patience=patience,
-                                    max_training_seconds=max_training_seconds,
-                                    validation_fraction=validation_fraction,
-                                    normalize_goal=normalize_goal,
-                                    pair_gate=pair_gate if architecture == "ma_pairs" else "per_slot",
-                                    pair_relations=pair_relations and architecture == "ma_pairs")  # fmt: skip
-            with RunLock(run_dir):
-                SupervisedTrainer(data, config, run_dir).train(progress=progress)
+            for member in member_seeds(seed, ensemble_size):
+                run_dir = root / f"{architecture}_s{member}"
+                if (run_dir / "metrics.json").exists():
+                    continue
+                if command:
+                    run_dir.mkdir(parents=True, exist_ok=True)
+                    (run_dir / "command.txt").write_text(command + "\n")
+                config = TrainingConfig(architecture, seed=member, max_epochs=max_epochs,
+                                        patience=patience, max_training_seconds=max_training_seconds,
+                                        validation_fraction=validation_fraction,
+                                        normalize_goal=normalize_goal,
+                                        pair_gate=pair_gate if architecture == "ma_pairs" else "per_slot",
+                                        pair_relations=pair_relations and architecture == "ma_pairs")  # fmt: skip
+                with RunLock(run_dir):
+                    SupervisedTrainer(data, config, run_dir).train(progress=progress)
+            ensemble_dir = root / ensemble_directory(architecture, seed, ensemble_size)
+            if ensemble_size > 1 and not (ensemble_dir / "metrics.json").exists():
+                members = [root / f"{architecture}_s{m}" for m in member_seeds(seed, ensemble_size)]
+                with RunLock(ensemble_dir):
+                    evaluate_ensemble(data, members, ensemble_dir, seed, command)
     return collect_study(root)
 
 
@@ -138,11 +148,12 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
                 "normalize_goal": metrics["config"].get("normalize_goal", False),
                 "pair_gate": metrics["config"].get("pair_gate", "per_slot"),
                 "pair_relations": metrics["config"].get("pair_relations", False),
+                "ensemble_size": metrics["config"].get("ensemble_size", 1),
                 "epochs": metrics["epochs"],
                 "training_seconds": metrics["training_seconds"],
                 "best_epoch": metrics.get("best_epoch"),
                 "seconds_to_best": metrics.get("seconds_to_best"),
-                "best_validation_f1": metrics["best_validation_f1"],
+                "best_validation_f1": metrics.get("best_validation_f1"),
                 "test_states": metrics["test_states"],
                 **{name: _value(metrics["summary"], where) for name, where in COLUMNS},
                 "command": command_file.read_text().strip() if command_file.exists() else None,
@@ -171,6 +182,7 @@ def _aggregate(runs: Iterable[dict]) -> dict:
         name = run["architecture"] + ("" if gate == "per_slot" else f"+{gate}")
         name += "+rel" if run.get("pair_relations") else ""
         name += "+norm" if run.get("normalize_goal") else ""
+        name += f" x{run['ensemble_size']}" if run.get("ensemble_size", 1) > 1 else ""
         by_architecture.setdefault(name, []).append(run)
     table = {}
     for architecture, rows in by_architecture.items():

@@ -73,6 +73,13 @@ def test_usage_errors(capsys, argv, message):
     assert code == 2 and message in err
 
 
+def test_an_ensemble_of_no_member_is_refused_by_argparse(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reward", "study", "--root-dir", "r", "--ensemble-size", "0"])
+    assert exit_info.value.code == 2
+    assert "--ensemble-size: expected an integer >= 1, got '0'" in capsys.readouterr().err
+
+
 def test_demo_writes_gifs(capsys, tmp_path):
     code, out, _ = run(capsys, "demo", "--out-dir", str(tmp_path))
     assert code == 0 and out.count("achieved") == 6 and "NOT" not in out
@@ -157,6 +164,11 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     )
     assert report["runs"][0]["command"].startswith("imagine-tf reward study --study generalization")
     assert plot_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, out, _ = run(capsys, *study[:6], *study[7:], "--ensemble-size", "2")  # seed 0: members 0, 1
+    assert code == 0 and "| fc x2 | 1 |" in out
+    assert (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns == first
+    ensemble = json.loads((study_dir / "fc_x2_s0" / "metrics.json").read_text())
+    assert [m["seed"] for m in ensemble["members"]] == [0, 1]
     code, _, err = run(capsys, "reward", "report", "--root-dir", str(tmp_path / "empty"))
     assert code == 2 and "reward study" in err
     code, _, err = run(capsys, "reward", "train", "--root-dir", str(root), "--config", "nope",
