@@ -7,7 +7,8 @@ sees half a model). Signatures (the contract, also in ``serving/README.md``):
 * ``score`` (= ``serving_default``): ``goals`` string [B], ``states`` float32 [B, 2 (3 + 39 N)]
   -> ``probability`` float32 [B], ``reward`` bool [B] (probability > threshold),
   ``module_probabilities`` float32 [B, M] (per object for MA, per pair for MA-pairs, M = 1
-  for FA / FC: which object made the goal true).
+  for FA / FC: which object made the goal true; for an ensemble, `RewardEnsemble`, both are
+  the members' mean).
 * ``scan``: ``states`` [B, D] × candidate ``goals`` [K] -> ``probabilities`` [B, K],
   ``rewards`` bool [B, K] (the relabeller's shape).
 * ``metadata``: no input -> ``metadata`` string [] (JSON: architecture, N values accepted,
@@ -49,7 +50,7 @@ class RewardServingModule(tf.Module):
     """The signatures of a reward network (see the module docstring).
 
     Args:
-      network: the trained `RewardNetwork`.
+      network: the trained `RewardNetwork` (or `RewardEnsemble`).
       metadata: JSON-serialisable facts about the model (merged into the ``metadata`` output).
       threshold: the decision threshold of ``reward`` (0.5).
       max_num_objects: MA and MA-pairs accept every N up to this (each N is one more branch
@@ -134,14 +135,11 @@ class RewardServingModule(tf.Module):
         embeddings = self._goal_embeddings(goals)
         branch = self._checked_branch(states)
 
-        def compute(network, states):
-            if network.architecture in ("ma", "ma_pairs"):  # the modules once, then the OR
-                modules = network._module_probabilities(states, embeddings)
-                return network.or_network(modules), modules
-            probability = network.head(states, embeddings)
-            return probability, probability[:, None]
-
-        probability, modules = self._per_n(branch, states, compute)
+        probability, modules = self._per_n(
+            branch,
+            states,
+            lambda network, states: network.probability_and_modules(states, embeddings),
+        )
         return {
             "probability": probability,
             "reward": probability > self.threshold,

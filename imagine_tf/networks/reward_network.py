@@ -252,6 +252,15 @@ class RewardNetwork(tf.keras.Model):
             return self.or_network(self._module_probabilities(state, goal_embedding))
         return tf.sigmoid(self.head_logits(state, goal_embedding))
 
+    def probability_and_modules(self, state: tf.Tensor, goal_embedding: tf.Tensor):
+        """(P(achieved) [B], module probabilities [B, M]): the modules once, then the OR (MA,
+        MA-pairs; M = N or C(N, 2)); FA and FC have one module, their probability (M = 1)."""
+        if self.architecture in ("ma", "ma_pairs"):
+            modules = self._module_probabilities(state, goal_embedding)
+            return self.or_network(modules), modules
+        probability = self.head(state, goal_embedding)
+        return probability, probability[:, None]
+
     def head_logits(self, state: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
         """Logits [B] for the loss (see `OrNetwork.logits`); σ(logit) is `head` for FA / FC."""
         if self.architecture in ("ma", "ma_pairs"):

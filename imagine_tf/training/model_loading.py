@@ -5,6 +5,8 @@ Two kinds of runs hold one:
 * a **reward-model run** (`imagine-tf reward train | study`): ``best.weights.h5`` and
   ``network.json`` (the network's config; runs from before it existed are rebuilt with the
   default vocabulary, with or without the relational words, whichever the weights fit);
+* an **ensemble** of reward-model runs (`imagine-tf reward study --ensemble-size K`):
+  ``metrics.json`` lists its member runs, loaded into one `RewardEnsemble`;
 * an **agent run** (`imagine-tf train`): ``config.json`` and ``checkpoint/tf``, from which only
   the co-learned reward network is read — from a consistent copy, as the run may be training
   (`snapshot_checkpoint`; `load_agent` reads the whole agent the same way).
@@ -22,6 +24,7 @@ import tensorflow as tf
 import imagine_tf
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.networks.reward_ensemble import RewardEnsemble
 from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
 
 
@@ -69,11 +72,26 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
     raise FileNotFoundError(f"{root} has no checkpoint yet: train at least one epoch.")
 
 
-def load_reward_network(root_dir: str | os.PathLike) -> tuple[RewardNetwork, dict]:
-    """(network, metadata) of a reward-model or agent run; FileNotFoundError if neither."""
+def _ensemble_members(root: pathlib.Path) -> list[pathlib.Path]:
+    """The member run directories of an ensemble's directory ([] for any other directory)."""
+    metrics = root / "metrics.json"
+    if (root / "best.weights.h5").exists() or not metrics.exists():
+        return []
+    return [root / member["run"] for member in json.loads(metrics.read_text()).get("members", [])]
+
+
+def load_reward_network(
+    root_dir: str | os.PathLike,
+) -> tuple[RewardNetwork | RewardEnsemble, dict]:
+    """(network, metadata) of a reward-model run, an ensemble of them or an agent run;
+    FileNotFoundError if none."""
     root = pathlib.Path(root_dir)
+    members = _ensemble_members(root)
     if (root / "best.weights.h5").exists():
         network, kind = _from_reward_run(root), "reward_model_run"
+    elif members:
+        network = RewardEnsemble([load_reward_network(member)[0] for member in members])
+        kind = "reward_ensemble"
     elif (root / "config.json").exists() and (root / "checkpoint").exists():
         from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
 
@@ -82,10 +100,15 @@ def load_reward_network(root_dir: str | os.PathLike) -> tuple[RewardNetwork, dic
     else:
         raise FileNotFoundError(
             f"{root} holds no trained reward model: give a directory of `imagine-tf reward train` "
-            "(best.weights.h5) or of `imagine-tf train` (config.json + checkpoint/)."
+            "(best.weights.h5), an ensemble of `reward study --ensemble-size K` (metrics.json "
+            "with members) or a run of `imagine-tf train` (config.json + checkpoint/)."
         )
     metadata = {
-        "source": {"run": str(root.resolve()), "kind": kind},
+        "source": {
+            "run": str(root.resolve()),
+            "kind": kind,
+            **({"members": [str(m.resolve()) for m in members]} if members else {}),
+        },
         "package": f"imagine_tf {imagine_tf.__version__}",
         "tensorflow": tf.__version__,
         "train_goals": grammar.train_goals(),

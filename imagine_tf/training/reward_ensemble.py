@@ -12,7 +12,8 @@ K times the training cost.
 * Ensemble seed s with K members uses the member seeds s·K … s·K + K − 1, so the ensembles of
   one study are disjoint (`member_seeds`).
 * Its directory ``<arch>_x<K>_s<s>`` holds ``metrics.json`` in a run's schema, with
-  ``members`` and ``config.ensemble_size`` added. Its training seconds are the members' sum.
+  ``members`` (their directories relative to it) and ``config.ensemble_size`` added; it is
+  exported like a run (`load_reward_network` builds a `RewardEnsemble`). Its training seconds are the members' sum.
   The members' validation splits differ, so it has no validation F1 of its own.
 * Probability = mean over members of each member's probability (not the mean logit, and not a
   majority vote; on the study's seeds 0–3 the three gave the same F1 within 0.02).
@@ -25,8 +26,6 @@ import os
 import pathlib
 import time
 from typing import Sequence
-
-import numpy as np
 
 from imagine_tf.data.supervised import SupervisedData
 from imagine_tf.language.vocabulary import Vocabulary
@@ -45,16 +44,6 @@ def member_seeds(seed: int, size: int) -> list[int]:
 def ensemble_directory(architecture: str, seed: int, size: int) -> str:
     """``<arch>_x<K>_s<seed>``: the name of an ensemble's directory in a study."""
     return f"{architecture}_x{size}_s{seed}"
-
-
-def ensemble_scores(networks: Sequence, states: np.ndarray, goal_tokens: np.ndarray) -> np.ndarray:
-    """Mean over members of `score_matrix`: probabilities float32 [S, G]."""
-    from imagine_tf.reward.supervised_training import score_matrix  # TensorFlow
-
-    total = np.zeros((len(states), len(goal_tokens)), np.float64)
-    for network in networks:
-        total += score_matrix(network, states, goal_tokens)
-    return (total / len(networks)).astype(np.float32)
 
 
 def _member_metrics(directory: pathlib.Path) -> dict:
@@ -79,10 +68,15 @@ def evaluate_ensemble(
     Members must be finished runs of one network configuration on ``data``'s goals (the same
     ``network.json`` up to the seed); anything else is a ValueError naming the member.
     """
-    from imagine_tf.reward.supervised_training import check_same_network, held_out_metrics
+    from imagine_tf.networks.reward_ensemble import RewardEnsemble
+    from imagine_tf.reward.supervised_training import (
+        check_same_network,
+        held_out_metrics,
+        score_matrix,
+    )
     from imagine_tf.training.model_loading import load_reward_network  # TensorFlow
 
-    members = [pathlib.Path(d) for d in member_dirs]
+    members, root = [pathlib.Path(d) for d in member_dirs], pathlib.Path(root_dir)
     if not members:
         raise ValueError("an ensemble needs at least one member run directory.")
     member_metrics = [_member_metrics(d) for d in members]
@@ -97,16 +91,16 @@ def evaluate_ensemble(
             f"{members[0]} was trained on another goal set than the data's ({len(data.goals)} "
             "goals): evaluate an ensemble on the goal set of its members' study."
         )
-    networks = [load_reward_network(d)[0] for d in members]
+    ensemble = RewardEnsemble([load_reward_network(d)[0] for d in members])
     start = time.perf_counter()
-    scores = ensemble_scores(networks, data.test_states, vocabulary.encode(list(data.goals)))
+    scores = score_matrix(ensemble, data.test_states, vocabulary.encode(list(data.goals)))
     config = dict(member_metrics[0]["config"])
     config.update(seed=seed, ensemble_size=len(members))
     seconds = [m["training_seconds"] for m in member_metrics]
     metrics = {
         "config": config,
         "members": [
-            {"run": str(d), "seed": m["config"]["seed"], "best_validation_f1": m["best_validation_f1"],
+            {"run": os.path.relpath(d, root), "seed": m["config"]["seed"], "best_validation_f1": m["best_validation_f1"],
              "best_epoch": m.get("best_epoch"), "training_seconds": m["training_seconds"]}
             for d, m in zip(members, member_metrics)
         ],  # fmt: skip
@@ -116,7 +110,6 @@ def evaluate_ensemble(
         "test_scoring_seconds": time.perf_counter() - start,
         **held_out_metrics(data, scores),
     }
-    root = pathlib.Path(root_dir)
     root.mkdir(parents=True, exist_ok=True)
     if command:
         write_text_atomically(root / "command.txt", command + "\n")

@@ -167,3 +167,28 @@ def test_a_bfloat16_run_reloads_in_bfloat16_and_exports_a_policy_that_acts_like_
     assert served.dtype == np.float32
     # bfloat16 products: the graph's fused kernels and the eager ops round differently (~1e-4)
     np.testing.assert_allclose(served, expected.numpy(), atol=2e-3)
+
+
+def test_an_ensemble_directory_loads_and_exports_as_the_members_mean(tmp_path):
+    members = [network(seed=s) for s in (6, 7)]
+    for index, net in enumerate(members):
+        run = tmp_path / "study" / f"ma_s{index}"
+        run.mkdir(parents=True)
+        (run / "network.json").write_text(json.dumps(net.get_config()))
+        net.save_weights(str(run / "best.weights.h5"))
+    ensemble_dir = tmp_path / "study" / "ma_x2_s0"
+    ensemble_dir.mkdir()
+    (ensemble_dir / "metrics.json").write_text(
+        json.dumps({"members": [{"run": "../ma_s0"}, {"run": "../ma_s1"}]})
+    )
+    loaded, metadata = load_reward_network(ensemble_dir)
+    assert metadata["source"]["kind"] == "reward_ensemble"
+    assert [m.rsplit("/", 1)[1] for m in metadata["source"]["members"]] == ["ma_s0", "ma_s1"]
+    states = tf.random.stateless_uniform([3, 240], seed=(5, 6), minval=-1, maxval=1)
+    goals = tf.constant(["Grasp red cat", "Go left", "Grow any plant"])
+    expected = np.mean([m({"state": states, "goal": goals}).numpy() for m in members], axis=0)
+    np.testing.assert_allclose(loaded({"state": states, "goal": goals}), expected, atol=1e-6)
+    path = export_reward_model(loaded, tmp_path / "served", max_num_objects=3)
+    scored = tf.saved_model.load(str(path)).signatures["score"](goals=goals, states=states)
+    np.testing.assert_allclose(scored["probability"], expected, atol=1e-6)
+    assert scored["module_probabilities"].shape == (3, 3)
