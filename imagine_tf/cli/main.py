@@ -35,10 +35,10 @@ from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
 from imagine_tf.training.checkpoint_snapshot import SnapshotError
 from imagine_tf.training.run_fork import ForkError
+from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
 
 # What reading a run directory raises for a user's mistake or a run that has no checkpoint yet.
 RUN_READ_ERRORS = (FileNotFoundError, ValueError, SnapshotError)
-from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -180,17 +180,6 @@ def _demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    """An argparse type: an integer >= 1 (argparse turns the error into a usage message)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
-    return value
-
-
 def _parse_counts(text: str) -> list[int]:
     """ "2-10,15,21" -> [2, 3, ..., 10, 15, 21]."""
     counts = []
@@ -288,6 +277,8 @@ def _limit_threads(threads: int | None) -> None:
 def _reward_study_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.reward_study import format_study, run_reward_study
 
+    if args.ensemble_size < 1:  # before the dataset is prepared
+        raise UsageError(f"--ensemble-size must be >= 1, got {args.ensemble_size}.")
     directory = _prepared_dataset(args)
     _limit_threads(args.threads)
     report = run_reward_study(
@@ -687,7 +678,7 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--pair-relations", action="store_true",
                        help="MA-pairs: the pair input also holds the relation features of the "
                             "objects' initial positions (not in the paper)")  # fmt: skip
-    study.add_argument("--ensemble-size", type=_positive_int, default=1,
+    study.add_argument("--ensemble-size", type=int, default=1,
                        help="K > 1: each seed s is the mean probability of the runs of seeds "
                             "s*K ... s*K+K-1 (not in the paper)")  # fmt: skip
     study.add_argument("--goal-set", choices=GOAL_SETS,
