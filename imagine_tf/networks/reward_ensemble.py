@@ -57,7 +57,9 @@ class RewardEnsemble(tf.keras.Model):
                 )
         self.members = list(members)
         self.architecture, self.num_objects = first.architecture, first.num_objects
-        self.hidden_units = first.hidden_units
+        # All members' hidden units: `score_matrix` sizes its state chunks by the hidden
+        # activations one scan holds, and the members' scans run in one graph.
+        self.hidden_units = sum(m.hidden_units for m in self.members)
         self.encoder = EnsembleEncoder([m.encoder for m in self.members], name="sentence_encoders")
         self._widths = [m.encoder.units for m in self.members]
 

@@ -26,6 +26,7 @@ from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_ensemble import RewardEnsemble
 from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+from imagine_tf.training.checkpoint_snapshot import CHECKPOINT_NAMES, snapshot_checkpoint
 
 
 def _built(config: dict) -> RewardNetwork:
@@ -64,7 +65,7 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
     network = _built({"architecture": config["reward_architecture"], "words": vocabulary.words[1:],
                       "max_length": vocabulary.max_length, "num_objects": config["num_objects"],
                       "normalize_goal": config.get("reward_normalize_goal", False)})  # fmt: skip
-    for name in ("checkpoint", "checkpoint.old"):
+    for name in CHECKPOINT_NAMES:
         if (root / name / "state.npz").exists():
             status = tf.train.Checkpoint(reward_network=network).read(str(root / name / "tf"))
             status.expect_partial().assert_existing_objects_matched()
@@ -73,11 +74,10 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
 
 
 def _ensemble_members(root: pathlib.Path) -> list[pathlib.Path]:
-    """The member run directories of an ensemble's directory ([] for any other directory)."""
+    """The member run directories listed in an ensemble's ``metrics.json`` ([] if none)."""
     metrics = root / "metrics.json"
-    if (root / "best.weights.h5").exists() or not metrics.exists():
-        return []
-    return [root / member["run"] for member in json.loads(metrics.read_text()).get("members", [])]
+    members = json.loads(metrics.read_text()).get("members", []) if metrics.exists() else []
+    return [root / member["run"] for member in members]
 
 
 def load_reward_network(
@@ -86,15 +86,13 @@ def load_reward_network(
     """(network, metadata) of a reward-model run, an ensemble of them or an agent run;
     FileNotFoundError if none."""
     root = pathlib.Path(root_dir)
-    members = _ensemble_members(root)
+    members = []
     if (root / "best.weights.h5").exists():
         network, kind = _from_reward_run(root), "reward_model_run"
-    elif members:
+    elif members := _ensemble_members(root):
         network = RewardEnsemble([load_reward_network(member)[0] for member in members])
         kind = "reward_ensemble"
-    elif (root / "config.json").exists() and (root / "checkpoint").exists():
-        from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
-
+    elif (root / "config.json").exists() and any((root / n).exists() for n in CHECKPOINT_NAMES):
         with tempfile.TemporaryDirectory(prefix="imagine-load-") as copy:  # it may be training
             network, kind = _from_agent_run(snapshot_checkpoint(root, copy)), "agent_run"
     else:
@@ -125,7 +123,6 @@ def load_agent(root_dir: str | os.PathLike):
 
     Raises FileNotFoundError (no run, no checkpoint) or `SnapshotError`.
     """
-    from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
     from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
 
     root = pathlib.Path(root_dir)

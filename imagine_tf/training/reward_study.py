@@ -101,8 +101,10 @@ def run_reward_study(
     root = pathlib.Path(root_dir)
     for architecture in architectures or default_architectures:
         for seed in seeds:
-            for member in member_seeds(seed, ensemble_size):
-                run_dir = root / f"{architecture}_s{member}"
+            member_dirs = {
+                m: root / f"{architecture}_s{m}" for m in member_seeds(seed, ensemble_size)
+            }
+            for member, run_dir in member_dirs.items():
                 if (run_dir / "metrics.json").exists():
                     continue
                 if command:
@@ -118,9 +120,8 @@ def run_reward_study(
                     SupervisedTrainer(data, config, run_dir).train(progress=progress)
             ensemble_dir = root / ensemble_directory(architecture, seed, ensemble_size)
             if ensemble_size > 1 and not (ensemble_dir / "metrics.json").exists():
-                members = [root / f"{architecture}_s{m}" for m in member_seeds(seed, ensemble_size)]
                 with RunLock(ensemble_dir):
-                    evaluate_ensemble(data, members, ensemble_dir, seed, command)
+                    evaluate_ensemble(data, list(member_dirs.values()), ensemble_dir, seed, command)
     return collect_study(root)
 
 

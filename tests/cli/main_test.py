@@ -304,7 +304,7 @@ def test_bench_train_quick(capsys, tmp_path):
 
 
 def test_eval_of_a_run_without_a_usable_checkpoint_is_a_clear_error(capsys, tmp_path, monkeypatch):
-    from imagine_tf.training import checkpoint_snapshot
+    from imagine_tf.training import checkpoint_snapshot, model_loading
 
     (tmp_path / "config.json").write_text("{}")  # a run that has not finished its first epoch
     code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path))
@@ -313,6 +313,6 @@ def test_eval_of_a_run_without_a_usable_checkpoint_is_a_clear_error(capsys, tmp_
     def always_overtaken(root, into):
         raise checkpoint_snapshot.SnapshotError("each copy was overtaken by a save")
 
-    monkeypatch.setattr(checkpoint_snapshot, "snapshot_checkpoint", always_overtaken)
+    monkeypatch.setattr(model_loading, "snapshot_checkpoint", always_overtaken)  # load_agent's
     code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path))
     assert code == 2 and "overtaken by a save" in err

@@ -22,6 +22,7 @@ def member(seed, architecture="ma_pairs", num_objects=3):
 def test_every_output_is_the_mean_of_the_members():
     members = [member(seed) for seed in (0, 1, 2)]
     ensemble = RewardEnsemble(members)
+    assert ensemble.hidden_units == 3 * 16  # score_matrix's chunks hold every member's activations
     states = tf.random.stateless_uniform([5, 240], seed=(1, 2), minval=-1, maxval=1)
     goals = tf.constant(["Grasp any left_of blue thing", "Grasp red cat", "Go left", "Grow any fly",
                          "Grasp any fly"])  # fmt: skip
