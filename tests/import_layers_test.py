@@ -10,14 +10,33 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "imagine_tf"
 # package -> the imagine_tf packages it may import (besides itself).
 ALLOWED = {
     "env": set(),
+    "distributed": set(),
     "language": {"env"},
     "policies": {"env", "language"},
     "networks": set(),
     "reward": {"networks", "language", "env", "data"},
     "data": {"env", "language", "policies"},
     "agents": {"networks", "reward", "language"},
-    "benchmarks": {"env", "language", "policies", "data", "training", "export", "networks"},
-    "training": {"env", "language", "policies", "networks", "reward", "data", "agents"},
+    "benchmarks": {
+        "env",
+        "language",
+        "policies",
+        "data",
+        "training",
+        "export",
+        "networks",
+        "distributed",
+    },
+    "training": {
+        "env",
+        "language",
+        "policies",
+        "networks",
+        "reward",
+        "data",
+        "agents",
+        "distributed",
+    },
     "tuning": {"language", "networks", "reward", "data", "training"},
     "export": {"agents", "reward", "language", "networks"},
     "cli": {
@@ -33,6 +52,7 @@ ALLOWED = {
         "benchmarks",
         "playground",
         "export",
+        "distributed",
     },
 }
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 from tf_agents.agents.ddpg import ddpg_agent
+from tf_agents.networks import network
 from tf_agents.policies import actor_policy
 from tf_agents.utils import common
 
@@ -32,7 +33,7 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
     Args:
       time_step_spec, action_spec: the environment's specs (TF).
       actor_network, critic_network: `ActorNetwork` / `CriticNetwork` (or any TF-Agents pair).
-      learning_rate: Adam's, for actor and critic (1e-3).
+      actor_learning_rate, critic_learning_rate: Adam's (1e-3 each).
       gamma: discount (0.98).
       polyak: target ← polyak · target + (1 − polyak) · main (0.95).
       target_update_period: updates between target updates (50 = once per cycle).
@@ -43,7 +44,8 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
     """
 
     def __init__(self, time_step_spec, action_spec, actor_network, critic_network,
-                 learning_rate: float = 1e-3, gamma: float = 0.98, polyak: float = 0.95,
+                 actor_learning_rate: float = 1e-3, critic_learning_rate: float = 1e-3,
+                 gamma: float = 0.98, polyak: float = 0.95,
                  target_update_period: int = 50, action_l2: float = 1.0, noise_stddev: float = 0.2,
                  random_action_probability: float = 0.3, clip_targets: bool = True,
                  seed: int | None = None, train_step_counter: tf.Variable | None = None,
@@ -53,8 +55,8 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
             action_spec,
             actor_network,
             critic_network,
-            actor_optimizer=tf.keras.optimizers.Adam(learning_rate),
-            critic_optimizer=tf.keras.optimizers.Adam(learning_rate),
+            actor_optimizer=tf.keras.optimizers.Adam(actor_learning_rate),
+            critic_optimizer=tf.keras.optimizers.Adam(critic_learning_rate),
             target_update_tau=1.0 - polyak,
             target_update_period=target_update_period,
             td_errors_loss_fn=common.element_wise_squared_loss,
@@ -72,6 +74,24 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
         self._collect_policy = GaussianEpsilonPolicy(
             unclipped, noise_stddev, random_action_probability, seed
         )
+
+    @property
+    def actor_network(self) -> network.Network:
+        """The actor π (the network the agent trains; read-only)."""
+        return self._actor_network
+
+    @property
+    def critic_network(self) -> network.Network:
+        """The critic Q (the network the agent trains; read-only)."""
+        return self._critic_network
+
+    @property
+    def actor_optimizer(self) -> tf.keras.optimizers.Optimizer:
+        return self._actor_optimizer
+
+    @property
+    def critic_optimizer(self) -> tf.keras.optimizers.Optimizer:
+        return self._critic_optimizer
 
     def set_goal_encoder(self, encoder) -> None:
         """Copies a sentence encoder's weights into the actor, critic and both targets."""

@@ -10,6 +10,10 @@
     imagine-tf train --root-dir runs/quickstart --num-epochs 20   # resumes with the run's config.gin
     imagine-tf train --gin-file configs/ma.gin --gin-binding 'TrainConfig.batch_size = 1536' \
         --fork-from runs/ma_s0 --root-dir runs/ma_s0_b1536
+    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/q2 --actors 2 [--port P]
+    imagine-tf replay-server --root-dir R [--port 8000]
+    imagine-tf learner --root-dir R --replay-server HOST:8000 --gin-file configs/quickstart.gin
+    imagine-tf actor --replay-server HOST:8000 [--actor-id I] [--threads 1]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
                       [--plot curves.png]
@@ -31,6 +35,7 @@ import pathlib
 import sys
 from typing import Sequence
 
+from imagine_tf.cli import distributed_commands
 from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
 from imagine_tf.training.checkpoint_snapshot import SnapshotError
@@ -352,12 +357,14 @@ def _reward_report_command(args: argparse.Namespace) -> int:
 
 
 def _train_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training import train_eval
+    from imagine_tf.training import run_layout, train_eval
 
     if args.num_epochs is not None and args.num_epochs < 1:
         raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")
+    if args.actors is not None and args.actors < 1:
+        raise UsageError(f"--actors must be >= 1, got {args.actors} (leave it out: one process).")
     _limit_threads(args.threads)
-    run_gin = pathlib.Path(args.root_dir) / train_eval.RUN_GIN_FILE
+    run_gin = pathlib.Path(args.root_dir) / run_layout.RUN_GIN
     if not (args.gin_file or args.gin_binding or args.fork_from) and run_gin.exists():
         args.gin_file = [str(run_gin)]  # a resume with no gin flags keeps the run's own gin
         print(
@@ -366,7 +373,8 @@ def _train_command(args: argparse.Namespace) -> int:
     if args.num_epochs:  # a binding, so that the run's config.gin keeps it
         args.gin_binding = [*(args.gin_binding or []), f"train_eval.num_epochs = {args.num_epochs}"]
     _parse_gin(args, train_eval)
-    logs = train_eval.train_eval(args.root_dir, fork_from=args.fork_from)
+    logs = train_eval.train_eval(args.root_dir, fork_from=args.fork_from, actors=args.actors or 0,
+                                 port=args.port)  # fmt: skip
     print(
         json.dumps(
             logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1
@@ -455,12 +463,12 @@ def _export_policy_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.model_loading import load_agent
 
     try:
-        trainer = load_agent(args.root_dir)
-        path = export_policy(trainer.agent.policy, trainer.agent._actor_network.encoder,
-                             args.model_base_path, args.version)  # fmt: skip
+        learner = load_agent(args.root_dir)
+        path = export_policy(learner.agent.actor_network, args.model_base_path, args.version,
+                             train_step=learner.agent.train_step_counter)  # fmt: skip
     except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
-    print(f"exported the {trainer.config.architecture} policy to {path}")
+    print(f"exported the {learner.config.architecture} policy to {path}")
     return 0
 
 
@@ -492,7 +500,7 @@ def _report_command(args: argparse.Namespace) -> int:
 
 
 def _eval_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.train_eval import evaluate_run
+    from imagine_tf.training.run_evaluation import evaluate_run
 
     try:
         result = evaluate_run(args.root_dir, args.repetitions, args.num_objects, args.seed)
@@ -742,8 +750,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="start a new --root-dir from RUN's last checkpoint, with the given gin settings "
         "(fork.json records what changed); repeating the command resumes the fork",
     )
+    train_parser.add_argument(
+        "--actors", type=int, metavar="K",
+        help="K actor processes feeding the learner through a replay server on this machine "
+        "(default: one process, actor and learner taking turns)",
+    )  # fmt: skip
+    train_parser.add_argument(
+        "--port", type=int, help="the replay server's port with --actors (default: a free one)"
+    )
     _add_gin_flags(train_parser)
-    train_parser.set_defaults(run=_train_command)
+    train_parser.set_defaults(run=distributed_commands.reported_errors(_train_command))
+    distributed_commands.add_commands(commands, _add_gin_flags)
 
     evaluate = commands.add_parser(
         "eval", help="success rate per goal of a trained run -> eval.json"

@@ -61,6 +61,11 @@ class ActorNetwork(GoalConditionedNetwork):
             output_tensor_spec.shape.num_elements(), final_layer_init, "tanh", name="action"
         )
 
+    @property
+    def action_spec(self):
+        """The bounded action spec the actions are scaled to (the constructor's)."""
+        return self._output_tensor_spec
+
     def call(self, observation, step_type=None, network_state=(), training=False):
         del step_type, training  # the actor is feed-forward
         state = tf.convert_to_tensor(observation["state"], tf.float32)

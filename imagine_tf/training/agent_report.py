@@ -18,15 +18,15 @@ import re
 import time
 from typing import Sequence
 
+from imagine_tf.training import run_layout
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 
-EVALUATIONS_DIR = "evaluations"  # `train_eval.evaluate_run` writes one JSON file per epoch here
 
 
 def run_logs(root_dir: str | os.PathLike) -> list[dict]:
     """The per-epoch records of a run (its ``progress.jsonl``)."""
-    text = (pathlib.Path(root_dir) / "progress.jsonl").read_text()
+    text = (pathlib.Path(root_dir) / run_layout.PROGRESS).read_text()
     return [json.loads(line) for line in text.splitlines() if line]
 
 
@@ -53,12 +53,12 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
     kept), by epoch; the last in-training evaluation if it has none. A FileNotFoundError if the
     directory holds no run."""
     root = pathlib.Path(root_dir)
-    if not (root / "config.json").exists() or not (root / "progress.jsonl").exists():
+    if not (root / run_layout.CONFIG_JSON).exists() or not (root / run_layout.PROGRESS).exists():
         raise FileNotFoundError(
             f"{root} is not a training run (no config.json / progress.jsonl): "
             "give directories made by `imagine-tf train`."
         )
-    config = json.loads((root / "config.json").read_text())
+    config = json.loads((root / run_layout.CONFIG_JSON).read_text())
     logs = run_logs(root)
     last = logs[-1] if logs else {}
     row = {
@@ -74,12 +74,13 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
             sum(v for r in logs for k, v in r.items() if k.startswith("seconds_")), 1
         ),
     }
-    if (root / "fork.json").exists():
-        fork = json.loads((root / "fork.json").read_text())
+    if (root / run_layout.FORK).exists():
+        fork = json.loads((root / run_layout.FORK).read_text())
         row["forked_from"] = {key: fork[key] for key in ("source", "epoch", "changed")}
     evaluations = {}
     at_other_n = re.compile(r"epoch_\d+_n\d+")  # evaluations at another N are not rows
-    for path in [root / "eval.json", *sorted((root / EVALUATIONS_DIR).glob("epoch_*.json"))]:
+    kept = sorted((root / run_layout.EVALUATIONS).glob("epoch_*.json"))
+    for path in [root / run_layout.EVAL_JSON, *kept]:
         if path.exists() and not at_other_n.fullmatch(path.stem):
             evaluation = json.loads(path.read_text())
             evaluations[evaluation["epoch"]] = evaluation  # the kept file wins over eval.json

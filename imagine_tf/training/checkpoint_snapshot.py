@@ -1,6 +1,6 @@
 """A consistent copy of a run's last checkpoint, taken while the run may be training.
 
-`ImagineTrainer.save` never changes a landed ``checkpoint/`` in place: it renames it to
+`LearnerCheckpoint.save` never changes a landed ``checkpoint/`` in place: it renames it to
 ``checkpoint.old`` once the next one is complete, renames the new one in, then deletes the old.
 So a copy is consistent if the directory it was read from is the same before and after the copy
 (same inode: the next checkpoint is a directory created before the old one is removed, so it
@@ -15,7 +15,7 @@ import pathlib
 import shutil
 import time
 
-CHECKPOINT_NAMES = ("checkpoint", "checkpoint.old")  # the landed one, else an interrupted save's
+from imagine_tf.training.run_layout import CHECKPOINT_NAMES, CONFIG_JSON
 
 
 class SnapshotError(RuntimeError):
@@ -29,7 +29,7 @@ def snapshot_checkpoint(root_dir: str | os.PathLike, into: str | os.PathLike,
     and `SnapshotError` if ``attempts`` copies were all overtaken by saves."""
     root, into = pathlib.Path(root_dir), pathlib.Path(into)
     into.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(root / "config.json", into / "config.json")
+    shutil.copy2(root / CONFIG_JSON, into / CONFIG_JSON)
     for attempt in range(attempts):
         for name in CHECKPOINT_NAMES:
             source = root / name

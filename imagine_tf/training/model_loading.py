@@ -26,7 +26,12 @@ from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_ensemble import RewardEnsemble
 from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
-from imagine_tf.training.checkpoint_snapshot import CHECKPOINT_NAMES, snapshot_checkpoint
+from imagine_tf.training.builder import RunBuilder
+from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
+from imagine_tf.training.config import TrainConfig
+from imagine_tf.training.learner import Learner
+from imagine_tf.training.learner_state import LearnerCheckpoint
+from imagine_tf.training.run_layout import CHECKPOINT_NAMES, RunLayout
 
 
 def _built(config: dict) -> RewardNetwork:
@@ -115,24 +120,25 @@ def load_reward_network(
     return network, metadata
 
 
-def load_agent(root_dir: str | os.PathLike):
-    """The restored `ImagineTrainer` of an agent run (networks only, no replay), for evaluation
-    and export; the run may be training meanwhile. It is restored from a consistent copy of the
+def load_agent(root_dir: str | os.PathLike) -> Learner:
+    """The restored `Learner` of an agent run (networks only, no replay), for evaluation and
+    export; the run may be training meanwhile. It is restored from a consistent copy of the
     last checkpoint (`snapshot_checkpoint`) in a scratch directory, removed once restored: the
-    returned trainer is not for training (its ``root_dir`` is gone).
+    returned learner is not for training.
 
     Raises FileNotFoundError (no run, no checkpoint) or `SnapshotError`.
     """
-    from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
-
-    root = pathlib.Path(root_dir)
-    if not (root / "config.json").exists():
+    layout = RunLayout(root_dir)
+    if not layout.config_json.exists():
         raise FileNotFoundError(
-            f"{root} is not an agent run (no config.json): train one with `imagine-tf train`."
+            f"{layout.root} is not an agent run (no config.json): train one with `imagine-tf train`."
         )
-    config = TrainConfig(**json.loads((root / "config.json").read_text()))
+    config = TrainConfig.from_json(layout.config_json.read_text())
+    learner = Learner(RunBuilder(config))
     with tempfile.TemporaryDirectory(prefix="imagine-load-") as copy:
-        trainer = ImagineTrainer(config, snapshot_checkpoint(root, copy))
-        if not trainer.restore(with_replay=False):
-            raise FileNotFoundError(f"{root} has no checkpoint yet: train at least one epoch.")
-    return trainer
+        snapshot_checkpoint(layout.root, copy)
+        if not LearnerCheckpoint(learner, copy).restore(with_replay=False):
+            raise FileNotFoundError(
+                f"{layout.root} has no checkpoint yet: train at least one epoch."
+            )
+    return learner

@@ -27,6 +27,7 @@ import pathlib
 import shutil
 
 from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.training.run_layout import checkpoint_logs
 from imagine_tf.training.run_lock import RunLock
 
 # TrainConfig fields the checkpoint's variables and arrays are shaped by.
@@ -93,7 +94,6 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
       ForkError: no checkpoint in the source, a changed state-shape field, or a target that
         already holds files. `RunDirectoryBusy` if the source is training.
     """
-    from imagine_tf.training.train_eval import checkpoint_logs  # TensorFlow: only when forking
 
     source, target = pathlib.Path(source_dir).resolve(), pathlib.Path(target_dir).resolve()
     if source == target:

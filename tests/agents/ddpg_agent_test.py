@@ -58,15 +58,67 @@ def test_td_targets_are_clipped_to_the_reachable_returns():
     assert np.all(unclipped.td_targets(batch.next_time_step).numpy() > 50)
 
 
+def hand_set(layer, kernel=(), bias=()):
+    """Zeroes a Dense layer, then sets the given kernel (row, column) and bias entries."""
+    weights = np.zeros_like(layer.kernel.numpy())
+    biases = np.zeros_like(layer.bias.numpy())
+    for (row, column), value in kernel:
+        weights[row, column] = value
+    for column, value in bias:
+        biases[column] = value
+    layer.set_weights([weights, biases])
+
+
+def hand_set_critic(critic, offset):
+    """FC critic on [s (240), a (3), g (100)]: Q = 10 (a_0 + 2) + 40 (s_1 + 2) + offset."""
+    first, second = critic.trunk.layers_before_sum
+    hand_set(first, [((240, 0), 1.0), ((1, 1), 1.0)], [(0, 2.0), (1, 2.0)])  # a_0 + 2, s_1 + 2
+    hand_set(second, [((0, 0), 1.0), ((1, 1), 1.0)])
+    hand_set(critic.value_layer, [((0, 0), 10.0), ((1, 0), 40.0)], [(0, offset)])
+
+
+def test_td_targets_and_critic_loss_match_hand_computed_values():
+    agent = make_agent(gamma=0.98)
+    # Target actor (FC, on [s, g]): π′(s′) = (tanh(s′_0 + 2), 0, 0).
+    first, second = agent._target_actor_network.trunk.layers_before_sum
+    hand_set(first, [((0, 0), 1.0)], [(0, 2.0)])
+    hand_set(second, [((0, 0), 1.0)])
+    hand_set(agent._target_actor_network.action_layer, [((0, 0), 1.0)])
+    hand_set_critic(agent._target_critic_network, -150.0)
+    hand_set_critic(agent.critic_network, -120.0)
+    # Rows: (s′_0, s′_1, r, d).
+    rows = np.array([[0.0, 1.0, 0.0, 1.0], [1.0, 1.5, 0.0, 1.0], [-1.0, -1.0, -1.0, 1.0],
+                     [-1.0, -1.0, -1.0, 0.0], [0.5, 0.0, -1.0, 1.0]], np.float32)  # fmt: skip
+    batch = transitions(batch=len(rows))
+    state = batch.next_time_step.observation["state"].numpy()
+    state[:, :2] = rows[:, :2]
+    next_time_step = batch.next_time_step._replace(
+        reward=tf.constant(rows[:, 2]), discount=tf.constant(rows[:, 3]),
+        observation=dict(batch.next_time_step.observation, state=tf.constant(state)),
+    )  # fmt: skip
+    q_next = 10.0 * (np.tanh(rows[:, 0] + 2.0) + 2.0) + 40.0 * (rows[:, 1] + 2.0) - 150.0
+    raw = rows[:, 2] + 0.98 * rows[:, 3] * q_next
+    expected = np.clip(raw, -1.0 / (1.0 - 0.98), 0.0)
+    assert raw[1] > 0 and raw[2] < -50 and -50 < raw[0] < 0 and expected[3] == -1.0
+    np.testing.assert_allclose(agent.td_targets(next_time_step), expected, rtol=1e-5, atol=1e-4)
+    # The critic loss is the mean squared TD error against Q(s, a) = 10 (a_0 + 2) + ... − 120.
+    states, actions = batch.time_step.observation["state"].numpy(), batch.action_step.action
+    q = 10.0 * (actions.numpy()[:, 0] + 2.0) + 40.0 * (states[:, 1] + 2.0) - 120.0
+    np.testing.assert_allclose(agent.critic_network((batch.time_step.observation, actions))[0], q,
+                               rtol=1e-5, atol=1e-4)  # fmt: skip
+    loss = agent.critic_loss(batch.time_step, actions, next_time_step)
+    np.testing.assert_allclose(loss, np.mean(np.square(expected - q)), rtol=1e-5)
+
+
 def test_losses_are_the_references():
     agent = make_agent()
     batch = transitions()
     observation = batch.time_step.observation
-    actions, _ = agent._actor_network(observation)
-    q_values, _ = agent._critic_network((observation, actions))
+    actions, _ = agent.actor_network(observation)
+    q_values, _ = agent.critic_network((observation, actions))
     expected_actor = -np.mean(q_values) + np.mean(np.square(actions))
     np.testing.assert_allclose(agent.actor_loss(batch.time_step), expected_actor, rtol=1e-5)
-    q_taken, _ = agent._critic_network((observation, batch.action_step.action))
+    q_taken, _ = agent.critic_network((observation, batch.action_step.action))
     expected_critic = np.mean(np.square(agent.td_targets(batch.next_time_step) - q_taken))
     loss = agent.critic_loss(batch.time_step, batch.action_step.action, batch.next_time_step)
     np.testing.assert_allclose(loss, expected_critic, rtol=1e-5)
@@ -84,7 +136,7 @@ def test_targets_move_once_per_cycle_of_50_updates():
         assert moved == (update >= 5), update
         if update == 5:
             after_first = target.numpy().copy()
-            main = agent._actor_network.trainable_variables[0].numpy()
+            main = agent.actor_network.trainable_variables[0].numpy()
     # polyak 0.95: target = 0.95 target + 0.05 main (main after update 5).
     np.testing.assert_allclose(after_first, 0.95 * initial + 0.05 * main, atol=1e-6)
 
@@ -93,7 +145,7 @@ def test_exploration_adds_noise_and_random_actions():
     agent = make_agent()
     # π(s) = 1 everywhere (saturated output), so that a noisy action (1 + N(0, 0.2)) and a
     # uniform one (U[-1, 1]) are told apart by their distance to π, whatever the init.
-    agent._actor_network.action_layer.bias.assign([20.0, 20.0, 20.0])
+    agent.actor_network.action_layer.bias.assign([20.0, 20.0, 20.0])
     time_step = transitions(batch=2000).time_step
     greedy = agent.policy.action(time_step).action.numpy()
     explored = agent.collect_policy.action(time_step).action.numpy()
@@ -115,7 +167,7 @@ def test_goal_encoder_reaches_all_four_networks():
     reward({"state": tf.zeros([1, 240]), "goal": tf.constant(VOCABULARY.encode(["Go left"]))})
     agent.set_goal_encoder(reward.encoder)
     expected = reward.encoder.get_weights()
-    for network in (agent._actor_network, agent._critic_network, agent._target_actor_network,
+    for network in (agent.actor_network, agent.critic_network, agent._target_actor_network,
                     agent._target_critic_network):  # fmt: skip
         for mine, theirs in zip(network.encoder.get_weights(), expected):
             np.testing.assert_array_equal(mine, theirs)

@@ -107,22 +107,21 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
 
     from imagine_tf.export.policy_export import export_policy
     from imagine_tf.training.model_loading import load_agent
-    from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.training.train_eval import train
 
     tiny = dict(episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2, batch_size=16, num_candidates=5,
                 reward="oracle", replay_capacity=50, memory_capacity=50)  # fmt: skip
-    ImagineTrainer(TrainConfig(**tiny), tmp_path / "run").train(1, progress=False)
+    train(TrainConfig(**tiny), tmp_path / "run", 1, progress=False)
     trainer = load_agent(tmp_path / "run")
-    path = export_policy(
-        trainer.agent.policy, trainer.agent._actor_network.encoder, tmp_path / "policy"
-    )
+    path = export_policy(trainer.agent.actor_network, tmp_path / "policy")
     loaded = tf.saved_model.load(str(path))
     assert {"action", "act", "get_initial_state", "get_train_step"} <= set(loaded.signatures)
     goals = ["Grasp red cat", "Go left"]
     states = tf.random.uniform([2, 240], -1, 1)
     served = loaded.signatures["act"](goals=tf.constant(goals), states=states)["action"].numpy()
     embeddings = trainer.reward_network.encoder(tf.constant(goals))
-    expected, _ = trainer.agent._actor_network({"state": states, "goal": embeddings})
+    expected, _ = trainer.agent.actor_network({"state": states, "goal": embeddings})
     np.testing.assert_allclose(served, expected.numpy(), atol=1e-5)
     assert served.shape == (2, 3) and np.all(np.abs(served) <= 1)
     # The same over gRPC (the server loads it into a session: no TypeSpecs to register).
@@ -148,17 +147,18 @@ def test_a_bfloat16_run_reloads_in_bfloat16_and_exports_a_policy_that_acts_like_
 
     from imagine_tf.export.policy_export import export_policy
     from imagine_tf.training.model_loading import load_agent
-    from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.training.train_eval import train
 
     tiny = dict(episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2, batch_size=16, num_candidates=5,
                 reward="oracle", replay_capacity=50, memory_capacity=50, compute_dtype="bfloat16")  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no native bfloat16 on the CI machine: emulated, slower
-        ImagineTrainer(TrainConfig(**tiny), tmp_path / "run").train(1, progress=False)
+        train(TrainConfig(**tiny), tmp_path / "run", 1, progress=False)
         trainer = load_agent(tmp_path / "run")
-    actor = trainer.agent._actor_network
+    actor = trainer.agent.actor_network
     assert actor.trunk.layers_before_sum[0].dtype_policy.name == "mixed_bfloat16"
-    path = export_policy(trainer.agent.policy, actor.encoder, tmp_path / "policy")
+    path = export_policy(actor, tmp_path / "policy")
     loaded = tf.saved_model.load(str(path))
     goals, states = ["Grasp red cat", "Go left"], tf.random.uniform([2, 240], -1, 1)
     served = loaded.signatures["act"](goals=tf.constant(goals), states=states)["action"].numpy()

@@ -17,7 +17,7 @@ def make_checkpoint(root, name, epoch):
 
 
 def save_like_the_trainer(root, epoch):
-    """`ImagineTrainer.save`: a new directory, the landed one renamed away, the new one in."""
+    """`LearnerCheckpoint.save`: a new directory, the landed one renamed away, the new one in."""
     make_checkpoint(root, "checkpoint.tmp", epoch)
     os.replace(root / "checkpoint", root / "checkpoint.old")
     os.replace(root / "checkpoint.tmp", root / "checkpoint")

@@ -10,7 +10,8 @@ import pytest
 
 from imagine_tf.training.run_fork import ForkError, fork_run, fork_source
 from imagine_tf.training.run_lock import RunDirectoryBusy, RunLock
-from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+from imagine_tf.training.config import TrainConfig
+from imagine_tf.training.train_eval import train
 
 TINY = TrainConfig(reward="oracle", episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2,
                    batch_size=16, num_candidates=5, replay_capacity=100, memory_capacity=100)  # fmt: skip
@@ -19,7 +20,7 @@ TINY = TrainConfig(reward="oracle", episodes_per_cycle=4, cycles_per_epoch=2, up
 @pytest.fixture(scope="module")
 def source(tmp_path_factory):
     root = tmp_path_factory.mktemp("source")
-    ImagineTrainer(TINY, root).train(num_epochs=2, progress=False)
+    train(TINY, root, num_epochs=2, progress=False)
     return root
 
 
@@ -35,8 +36,7 @@ def test_the_fork_resumes_the_source_checkpoint_with_the_changed_setting(source,
         fork_source(tmp_path / "fork", tmp_path / "another_run")
     for path in (source / "replay").iterdir():  # replay files are shared, not copied
         assert os.path.samefile(path, tmp_path / "fork" / "replay" / path.name)
-    fork = ImagineTrainer(config, tmp_path / "fork")
-    logs = fork.train(num_epochs=3, progress=False)
+    fork, logs = train(config, tmp_path / "fork", num_epochs=3, progress=False)
     assert [r["epoch"] for r in logs] == [3] and fork.replay.episodes_added == 3 * 2 * 4
     assert logs[0]["updates"] == 2 * 2 * 2 + 2 * 2  # two epochs of the source, one of the fork
     lines = (tmp_path / "fork" / "progress.jsonl").read_text().splitlines()

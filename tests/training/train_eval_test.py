@@ -11,7 +11,8 @@ from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.training.run_lock import RunConfigMismatch
 from imagine_tf.training.failure_modes import GROW_LOG_KEYS
-from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
+from imagine_tf.training.config import TrainConfig
+from imagine_tf.training.train_eval import make_learner, train
 
 TINY = dict(episodes_per_cycle=4, cycles_per_epoch=3, updates_per_cycle=2, batch_size=16, num_candidates=5,
             reward_batches_per_epoch=3, reward_max_epochs=2, replay_capacity=100, memory_capacity=100)  # fmt: skip
@@ -20,8 +21,7 @@ TINY = dict(episodes_per_cycle=4, cycles_per_epoch=3, updates_per_cycle=2, batch
 @pytest.mark.parametrize("reward", ["oracle", "learned"])
 def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     config = TrainConfig(architecture="ma", reward=reward, **TINY)
-    trainer = ImagineTrainer(config, tmp_path)
-    logs = trainer.train(num_epochs=2, progress=False)
+    trainer, logs = train(config, tmp_path, num_epochs=2, progress=False)
     assert [r["epoch"] for r in logs] == [1, 2]
     lines = [json.loads(x) for x in (tmp_path / "progress.jsonl").read_text().splitlines()]
     assert lines == logs
@@ -39,8 +39,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     if reward == "learned":
         assert logs[0]["reward_epochs"] == 2  # the reward model is updated at the end of epoch 0
     # A new trainer on the same directory continues where the first one stopped.
-    resumed = ImagineTrainer(config, tmp_path)
-    more = resumed.train(num_epochs=3, progress=False)
+    resumed, more = train(config, tmp_path, num_epochs=3, progress=False)
     assert [r["epoch"] for r in more] == [3]
     assert resumed.replay.episodes_added == 3 * 3 * 4
     assert resumed.goals.sentences[: len(trainer.goals)] == trainer.goals.sentences
@@ -58,32 +57,33 @@ def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_pat
     from imagine_tf.training.model_loading import load_reward_network
 
     config = TrainConfig(reward_normalize_goal=True, **TINY)
-    trainer = ImagineTrainer(config, tmp_path)
-    trainer.train(num_epochs=1, progress=False)
+    trainer, _ = train(config, tmp_path, num_epochs=1, progress=False)
     assert trainer.reward_network.normalize_goal
     loaded, _ = load_reward_network(tmp_path)
     assert loaded.normalize_goal
-    inputs = {"state": trainer.memory.states[:8], "goal": trainer._goal_tokens()[:1].repeat(8, 0)}
+    inputs = {"state": trainer.memory.states[:8], "goal": trainer.builder.goal_tokens(trainer.goals.sentences)[:1].repeat(8, 0)}
     np.testing.assert_allclose(loaded(inputs), trainer.reward_network(inputs), atol=1e-6)
 
 
 def test_eval_and_report_of_a_tiny_run(tmp_path):
     from imagine_tf.training.agent_report import run_rows
-    from imagine_tf.training.train_eval import evaluate_run
+    from imagine_tf.training.builder import RunBuilder
+    from imagine_tf.training.run_evaluation import evaluate_run
 
-    trainer = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
+    config = TrainConfig(reward="oracle", **TINY)
+    empty = RunBuilder(config).make_replay()
     # A first save killed before its main checkpoint left an episode file: it must not count.
     (tmp_path / "replay").mkdir(parents=True)
     np.savez(tmp_path / "replay" / "episodes_000000000000.npz",
-             **{name: np.full_like(getattr(trainer.replay, name)[:12], 999) for name in EPISODE_FIELDS})  # fmt: skip
-    trainer.train(1, progress=False)
-    resumed = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
-    assert resumed.restore() and resumed.replay.episodes_added == 12
+             **{name: np.full_like(getattr(empty, name)[:12], 999) for name in EPISODE_FIELDS})  # fmt: skip
+    trainer, _ = train(config, tmp_path, 1, progress=False)
+    resumed, _ = make_learner(config, tmp_path)
+    assert resumed.replay.episodes_added == 12
     np.testing.assert_array_equal(resumed.replay.goal_ids[:12], trainer.replay.goal_ids[:12])
     assert not np.any(resumed.replay.goal_ids[:12] == 999)
-    other = ImagineTrainer(TrainConfig(reward="oracle", **{**TINY, "batch_size": 32}), tmp_path)
+    other = TrainConfig(reward="oracle", **{**TINY, "batch_size": 32})
     with pytest.raises(RunConfigMismatch, match="batch_size: run 16, given 32"):
-        other.train(2, progress=False)
+        train(other, tmp_path, 2, progress=False)
     assert json.loads((tmp_path / "config.json").read_text())["batch_size"] == 16
     with pytest.raises(FileNotFoundError, match="training run"):
         run_rows(tmp_path / "nothing")
@@ -185,8 +185,8 @@ def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
     assert finished.returncode == 0, finished.stderr.decode()[-2000:]
     epochs = [json.loads(line)["epoch"] for line in progress.read_text().splitlines()]
     assert epochs == [1, 2, 3, 4, 5, 6]  # every epoch logged once, in order
-    trainer = ImagineTrainer(TrainConfig(reward="oracle", **TINY), tmp_path)
-    assert trainer.restore() and int(trainer.epoch.numpy()) == 6
+    trainer, _ = make_learner(TrainConfig(reward="oracle", **TINY), tmp_path)
+    assert int(trainer.epoch.numpy()) == 6
     assert trainer.replay.episodes_added == 6 * 3 * 4  # nothing lost, nothing doubled
 
 
@@ -212,13 +212,15 @@ def test_train_eval_writes_the_learning_curve_and_the_agent_gif(tmp_path):
 
 def test_the_final_goal_share_reaches_the_relabelling_of_a_run(tmp_path):
     config = TrainConfig(reward="oracle", final_goal_ratio=0.5, **TINY)
-    trainer = ImagineTrainer(config, tmp_path)
-    trainer.train(num_epochs=2, progress=False)
+    trainer, _ = train(config, tmp_path, num_epochs=2, progress=False)
     batch = trainer.replay.sample(config.batch_size)
     assert np.all(batch.sampled_goal_ids >= 0)  # goals were reached: goal-biased sampling
-    relabelled = trainer._relabel_step(
-        batch.states, batch.next_states, batch.goal_ids, batch.goal_embeddings,
-        tf.constant(len(trainer.goals)), batch.sampled_goal_ids)  # fmt: skip
+    candidates = trainer.relabeler.sample_candidates(tf.constant(len(trainer.goals)), 5)
+    table = trainer.embedding_table
+    relabelled = trainer.relabeler.relabel(
+        batch.states, batch.next_states, batch.goal_ids, batch.goal_embeddings, candidates,
+        tf.gather(table, candidates), batch.sampled_goal_ids,
+        tf.gather(table, batch.sampled_goal_ids))  # fmt: skip
     half = config.batch_size // 2
     np.testing.assert_array_equal(relabelled.goal_ids.numpy()[:half], batch.sampled_goal_ids[:half])
     np.testing.assert_allclose(relabelled.goal_embeddings.numpy()[:half],
@@ -228,4 +230,4 @@ def test_the_final_goal_share_reaches_the_relabelling_of_a_run(tmp_path):
     truth = oracle.achieved(batch.states[:half], table, batch.sampled_goal_ids[:half])
     np.testing.assert_array_equal(relabelled.rewards.numpy()[:half] == 0, truth)
     with pytest.raises(ValueError, match="final_goal_ratio must be in"):
-        ImagineTrainer(TrainConfig(final_goal_ratio=2.0, **TINY), tmp_path / "bad")
+        train(TrainConfig(final_goal_ratio=2.0, **TINY), tmp_path / "bad", 1, progress=False)

@@ -1,0 +1,178 @@
+"""The commands of a run spread over processes or machines.
+
+    imagine-tf replay-server --root-dir R [--port 8000]
+    imagine-tf learner --root-dir R --replay-server HOST:8000 [--gin-file ...] [--num-epochs N]
+    imagine-tf actor --replay-server HOST:8000 [--actor-id I] [--gin-file ...] [--threads 1]
+
+(``imagine-tf train --actors K`` starts all three on this machine.) A stopped server, a wrong
+address or a busy port end the command with one message naming the address and status 1 (2 for
+what the user typed), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import threading
+
+DEFAULT_PORT = 8000
+
+
+def _train_config(args: argparse.Namespace, root_dir: str | None):
+    """The gin-bound `TrainConfig`: the gin flags, else the run's config.gin, else defaults."""
+    import gin
+
+    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.training.run_layout import RunLayout
+
+    files = list(args.gin_file)
+    if not (files or args.gin_binding) and root_dir and RunLayout(root_dir).run_gin.exists():
+        files = [str(RunLayout(root_dir).run_gin)]
+    if not (files or args.gin_binding):
+        return None
+    try:
+        gin.parse_config_files_and_bindings(files, args.gin_binding)
+    except (IOError, ValueError) as error:
+        raise UsageError(f"bad gin configuration: {error}") from None
+    return TrainConfig()
+
+
+class UsageError(Exception):
+    """A mistake in the command line (exit 2)."""
+
+
+def _replay_server_command(args: argparse.Namespace) -> int:
+    from imagine_tf.distributed.replay_server import serve_forever
+    from imagine_tf.training.config import TrainConfig
+
+    import imagine_tf.training.train_eval  # noqa: F401 - registers TrainConfig with gin
+
+    config = _train_config(args, args.root_dir) or TrainConfig()
+    root = pathlib.Path(args.root_dir)
+    root.mkdir(parents=True, exist_ok=True)
+
+    def ready(server) -> None:
+        record = {"port": server.port, "queue_capacity": server.queue_capacity}
+        (root / "replay_server.json").write_text(json.dumps(record))
+        print(f"imagine-tf replay-server: serving on port {server.port} (all interfaces); "
+              f"queue of {server.queue_capacity} batches. Stop with Ctrl-C.", flush=True)  # fmt: skip
+
+    serve_forever(args.port, config.queue_cycles, on_ready=ready)
+    return 0
+
+
+def _learner_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training import train_eval
+
+    checked_address(args.replay_server)  # before TensorFlow starts
+    _limit_threads(args.threads)
+    if _train_config(args, args.root_dir) is None:
+        raise UsageError(f"no configuration: give --gin-file (or resume a run: {args.root_dir} "
+                         "has no config.gin)")  # fmt: skip
+    kwargs = {"num_epochs": args.num_epochs} if args.num_epochs else {}
+    records = train_eval.train_eval(args.root_dir, replay_server=args.replay_server,
+                                    retry_seconds=args.retry_seconds, **kwargs)  # fmt: skip
+    print(json.dumps(records[-1] if records else {"note": "already trained"}, indent=1))
+    return 0
+
+
+def _actor_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training.actor_process import run_actor
+
+    import imagine_tf.training.train_eval  # noqa: F401 - registers TrainConfig with gin
+
+    checked_address(args.replay_server)
+    if args.actor_id < 0:
+        raise UsageError(f"--actor-id must be >= 0, got {args.actor_id}.")
+    _limit_threads(args.threads)
+    config = _train_config(args, None)
+    stop = threading.Event()
+    _stop_on_signals(stop)
+
+    def log(message: str) -> None:
+        print(f"imagine-tf actor {args.actor_id}: {message}", flush=True)
+
+    stats = run_actor(args.replay_server, args.actor_id, config, stop,
+                      retry_seconds=args.retry_seconds, log=log)  # fmt: skip
+    log(f"stopped after {stats.batches} batches ({stats.episodes} episodes)")
+    return 0
+
+
+def _stop_on_signals(stop: threading.Event) -> None:
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+
+
+def _limit_threads(threads: int | None) -> None:
+    if threads:
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+
+
+def add_commands(commands, add_gin_flags) -> None:
+    """Adds replay-server, learner and actor to the `imagine-tf` subcommands."""
+    server = commands.add_parser("replay-server", help="the Reverb replay server of a run")
+    server.add_argument("--root-dir", "--root_dir", required=True,
+                        help="the run (its config.gin sets the queue's size)")  # fmt: skip
+    server.add_argument("--port", type=int, default=DEFAULT_PORT)
+    add_gin_flags(server)
+    server.set_defaults(run=reported_errors(_replay_server_command))
+
+    learner = commands.add_parser("learner", help="the learner of actors on other processes")
+    learner.add_argument("--root-dir", "--root_dir", required=True)
+    learner.add_argument("--replay-server", required=True, metavar="HOST:PORT")
+    learner.add_argument("--num-epochs", "--num_epochs", type=int)
+    learner.add_argument("--threads", type=int)
+    learner.add_argument("--retry-seconds", type=float, default=60.0,
+                         help="how long to retry a replay server that does not answer (60)")  # fmt: skip
+    add_gin_flags(learner)
+    learner.set_defaults(run=reported_errors(_learner_command))
+
+    actor = commands.add_parser("actor", help="plays episodes for a learner (joins any time)")
+    actor.add_argument("--replay-server", required=True, metavar="HOST:PORT")
+    actor.add_argument("--actor-id", type=int, default=0)
+    actor.add_argument("--threads", type=int, default=1, help="TensorFlow threads (1)")
+    actor.add_argument("--retry-seconds", type=float, default=60.0,
+                       help="how long to retry a replay server that does not answer (60)")  # fmt: skip
+    add_gin_flags(actor)
+    actor.set_defaults(run=reported_errors(_actor_command))
+
+
+def reported_errors(command):
+    """Wraps a command: the distributed errors become one line on stderr and an exit status."""
+
+    def run(args: argparse.Namespace) -> int:
+        from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
+        from imagine_tf.training.distributed_run import TrainingStopped
+
+        try:
+            return command(args)
+        except (UsageError, PortInUse) as error:
+            print(f"imagine-tf {args.command}: error: {error}", file=sys.stderr)
+            return 2
+        except ReplayServerUnavailable as error:
+            print(f"imagine-tf {args.command}: error: {error}", file=sys.stderr)
+            return 1
+        except TrainingStopped:
+            print(f"imagine-tf {args.command}: stopped; the last checkpoint stands (run the "
+                  "same command to resume).", file=sys.stderr)  # fmt: skip
+            return 130
+
+    return run
+
+
+def checked_address(text: str) -> str:
+    """``HOST:PORT`` as given, or a `UsageError` saying what is expected."""
+    from imagine_tf.distributed.address import parse_address
+
+    try:
+        parse_address(text)
+    except ValueError as error:
+        raise UsageError(f"--replay-server: {error}") from None
+    return text
