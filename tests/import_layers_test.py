@@ -91,3 +91,43 @@ def test_the_server_imports_nothing_from_imagine_tf():
                 else ([alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
             )
             assert not any(n.split(".")[0] == "imagine_tf" for n in names), path.name
+
+
+def module_imports(path: pathlib.Path, modules: set[str]) -> set[str]:
+    """The imagine_tf modules a file imports at module level (function-local ones excluded);
+    ``from package import submodule`` counts as importing the submodule only."""
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("imagine_tf"):
+            submodules = {f"{node.module}.{alias.name}" for alias in node.names}
+            names.update(submodules & modules)
+            if submodules - modules:  # names defined in the module itself
+                names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.startswith("imagine_tf"))
+    return names
+
+
+def test_no_module_imports_form_a_cycle():
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    graph = {name: module_imports(path, set(modules)) & set(modules) - {name}
+             for name, path in modules.items()}  # fmt: skip
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name, path):
+        state[name] = 1
+        for other in sorted(graph[name]):
+            if state.get(other) == 1:
+                pytest.fail("import cycle: " + " -> ".join([*path, name, other]))
+            if other not in state:
+                visit(other, [*path, name])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])

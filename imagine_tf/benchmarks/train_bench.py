@@ -1,6 +1,7 @@
 """`imagine-tf bench train`: speed of the co-training loop, phase by phase.
 
-Measured on a real `ImagineTrainer` (MA policy, MA learned reward, N = 3):
+Measured on a real `Learner` fed by an in-process `EpisodeActor` (MA policy, MA learned
+reward, N = 3), the single-process loop of `imagine-tf train`:
 
 * **updates/s**: the fused update (sample 256 transitions from the replay, relabel them over 50
   candidate goals with the learned reward in one scan, one DDPG step). `imagine-tf bench train
@@ -21,14 +22,22 @@ reward retraining 45–79 s.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import platform
-import tempfile
 import time
 
 import numpy as np
 import tensorflow as tf
+
+from imagine_tf.env.config import PlaygroundConfig
+from imagine_tf.training.actor import EpisodeActor
+from imagine_tf.training.builder import RunBuilder
+from imagine_tf.training.config import TrainConfig
+from imagine_tf.training.learner import Learner
+from imagine_tf.training.loop import train_epoch
+from imagine_tf.training.train_eval import in_process_actor
 
 REFERENCE = {"updates_per_s_one_core": 12, "collection_steps_per_s_one_core": 2_360,
              "epoch_core_seconds": 1_500, "reward_retraining_seconds": [45, 79]}  # fmt: skip
@@ -36,43 +45,35 @@ TARGETS = {"updates_per_s_one_core": 40, "collection_steps_per_s": 50_000, "epoc
            "reward_retraining_seconds": 20}  # fmt: skip
 
 
-def _updates_per_second(trainer, count: int) -> float:
+def _updates_per_second(learner, count: int) -> float:
     """Fused updates/s with K = 50 candidates: if fewer goals were discovered in the short
     benchmark run, the partner's other goals are added to the discovered set first (a timing
     condition only: the run's discoveries are not used afterwards)."""
-    config = trainer.config
-    if len(trainer.goals) < config.num_candidates:
-        descriptions = np.zeros((1, len(trainer.goals.partner_goals)), bool)
+    config = learner.config
+    if len(learner.goals) < config.num_candidates:
+        descriptions = np.zeros((1, len(learner.goals.partner_goals)), bool)
         descriptions[0, : config.num_candidates] = True
-        trainer.goals.discover(descriptions)
-        trainer._embed_goals()
-    trainer.run_updates(3)  # tracing
+        learner.goals.discover(descriptions)
+        learner.embed_goals()
+    learner.run_updates(3)  # tracing
     if count == 0:
         return float("nan")
     start = time.perf_counter()
-    trainer.run_updates(count)
+    learner.run_updates(count)
     return count / (time.perf_counter() - start)
 
 
-def _collection_steps_per_second(trainer, batch_size: int, repeats: int = 3) -> float:
-    """Exploring env steps/s of the trainer's collect policy on ``batch_size`` scenes at once."""
-    from imagine_tf.env.config import PlaygroundConfig
-    from imagine_tf.env.playground_env import PlaygroundEnv
-    from imagine_tf.language.goal_source import GoalCatalog
-    from imagine_tf.training.collection import EpisodeCollector
-
-    env = PlaygroundEnv(GoalCatalog("train", vocabulary=trainer.vocabulary),
-                        PlaygroundConfig(num_objects=trainer.config.num_objects),
-                        batch_size=batch_size, seed=1)  # fmt: skip
-    collector = EpisodeCollector(env, trainer.agent.collect_policy, trainer.agent.policy)
-    partner_goals = trainer.goals.partner_goals
-    goals = [partner_goals[i % len(partner_goals)] for i in range(batch_size)]
-    embeddings = np.random.default_rng(0).standard_normal((batch_size, 100)).astype(np.float32)
-    collector.collect(goals, embeddings)  # tracing
+def _collection_steps_per_second(learner, batch_size: int, repeats: int = 3) -> float:
+    """Exploring env steps/s of the actor on ``batch_size`` scenes at once (the learner's
+    goals, through the same PyDriver path as training)."""
+    config = dataclasses.replace(learner.config, episodes_per_cycle=batch_size)
+    actor = EpisodeActor(RunBuilder(config), learner.agent.actor_network)
+    actor.set_goals(learner.goal_view())
+    actor.collect()  # tracing
     start = time.perf_counter()
     for _ in range(repeats):
-        collector.collect(goals, embeddings)
-    return repeats * batch_size * env.config.episode_length / (time.perf_counter() - start)
+        actor.collect()
+    return repeats * batch_size * actor.env.config.episode_length / (time.perf_counter() - start)
 
 
 def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
@@ -80,23 +81,21 @@ def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
     """Measures the loop; ``quick`` shrinks the epoch (for tests); ``compute_dtype`` is
     `TrainConfig.compute_dtype` (the actor, critic and relabelling precision);
     ``reward_patience`` is `TrainConfig.reward_patience` (15: the reference's early stopping)."""
-    from imagine_tf.training.train_eval import ImagineTrainer, TrainConfig
-
     cycles = 5 if quick else 50
     config = TrainConfig(cycles_per_epoch=cycles, reward_max_epochs=2 if quick else 100,
                          compute_dtype=compute_dtype, reward_patience=reward_patience)  # fmt: skip
-    with tempfile.TemporaryDirectory() as root:
-        trainer = ImagineTrainer(config, root)
-        warm_up = trainer.train_epoch()  # tracing, first discoveries, first reward update
-        _updates_per_second(trainer, 0)  # traces the update (epoch 0 has none) outside the timing
-        epoch = trainer.train_epoch()
-        episodes = config.episodes_per_cycle * cycles
-        collection_steps = episodes * trainer.env.config.episode_length
-        updates_per_s = _updates_per_second(trainer, 20 if quick else 200)
-        batched_collection = {
-            batch: _collection_steps_per_second(trainer, batch, 1 if quick else 3)
-            for batch in (config.episodes_per_cycle, 120, 600)
-        }
+    learner = Learner(RunBuilder(config))
+    source = in_process_actor(learner)
+    warm_up = train_epoch(learner, source)  # tracing, first discoveries, first reward update
+    _updates_per_second(learner, 0)  # traces the update (epoch 0 has none) outside the timing
+    epoch = train_epoch(learner, source)
+    episodes = config.episodes_per_cycle * cycles
+    collection_steps = episodes * PlaygroundConfig().episode_length
+    updates_per_s = _updates_per_second(learner, 20 if quick else 200)
+    batched_collection = {
+        batch: _collection_steps_per_second(learner, batch, 1 if quick else 3)
+        for batch in (config.episodes_per_cycle, 120, 600)
+    }
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {
@@ -125,7 +124,7 @@ def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
         * config.updates_per_cycle
         / max(epoch["seconds_updates"], 1e-9),
         "updates_per_s": updates_per_s,
-        "updates_per_s_candidates": min(config.num_candidates, len(trainer.goals)),
+        "updates_per_s_candidates": min(config.num_candidates, len(learner.goals)),
         "threads": tf.config.threading.get_intra_op_parallelism_threads() or os.cpu_count(),
         "reference": REFERENCE,
         "targets": TARGETS,

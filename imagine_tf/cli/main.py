@@ -4,7 +4,7 @@
     imagine-tf play --goal "Grasp red cat" [--policy scripted|random] [--num-objects N]
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
-    imagine-tf bench env|dataset|train [--json] [--out FILE] [--quick] [--threads T]
+    imagine-tf bench env|dataset|train|serving|distributed [--json] [--out FILE] [--quick] [--threads T]
                      [--compute-dtype bfloat16]
     imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart [--threads T]
     imagine-tf train --root-dir runs/quickstart --num-epochs 20   # resumes with the run's config.gin
@@ -567,6 +567,14 @@ def _bench_command(args: argparse.Namespace) -> int:
             write_json(results, args.out)
         print(json.dumps(results, indent=1))
         return 0
+    if args.target == "distributed":
+        from imagine_tf.benchmarks.distributed_bench import run_distributed_benchmark
+
+        results = run_distributed_benchmark(quick=args.quick)
+        if args.out:
+            write_json(results, args.out)
+        print(json.dumps(results, indent=1))
+        return 0
     if args.target == "dataset":
         from imagine_tf.benchmarks.dataset_bench import run_dataset_benchmark
 
@@ -839,7 +847,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_dataset_build_command)
 
     bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("target", choices=("env", "dataset", "train", "serving"))
+    bench.add_argument("target", choices=("env", "dataset", "train", "serving", "distributed"))
     bench.add_argument("--soak-seconds", type=float, default=60.0, help="serving: soak length")
     bench.add_argument("--threads", type=int, help="TensorFlow threads (train: 1 = one core)")
     bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")

@@ -73,19 +73,26 @@ def run_epochs(learner: Learner, checkpoint: LearnerCheckpoint, next_batch: Epis
     records = []
     try:
         while int(learner.epoch.numpy()) < num_epochs:
-            timings: dict[str, float] = {}
-            for _ in range(learner.config.cycles_per_epoch):
-                batch, spent = next_batch()
-                for name, seconds in spent.items():
-                    timings[name] = timings.get(name, 0.0) + seconds
-                learner.observe(batch)
-                learner.train_cycle()
-                if publish is not None:
-                    publish(learner)
-            record = learner.end_epoch(timings)
+            record = train_epoch(learner, next_batch, publish)
             checkpoint.save()  # the logs are part of the checkpoint
             log.write(record)
             records.append(record)
     finally:
         log.close()
     return records
+
+
+def train_epoch(learner: Learner, next_batch: EpisodeSource,
+                publish: Callable[[Learner], None] | None = None) -> dict:  # fmt: skip
+    """One epoch: ``cycles_per_epoch`` × (a batch, observe, updates, publish), then
+    `Learner.end_epoch`; returns the epoch's record."""
+    timings: dict[str, float] = {}
+    for _ in range(learner.config.cycles_per_epoch):
+        batch, spent = next_batch()
+        for name, seconds in spent.items():
+            timings[name] = timings.get(name, 0.0) + seconds
+        learner.observe(batch)
+        learner.train_cycle()
+        if publish is not None:
+            publish(learner)
+    return learner.end_epoch(timings)

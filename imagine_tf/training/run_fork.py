@@ -27,6 +27,7 @@ import pathlib
 import shutil
 
 from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.training import run_layout
 from imagine_tf.training.run_layout import checkpoint_logs
 from imagine_tf.training.run_lock import RunLock
 
@@ -39,7 +40,7 @@ STATE_SHAPE_FIELDS = (
     "replay_capacity",
     "memory_capacity",
 )
-_COPIED = ("checkpoint", "replay", "progress.jsonl", "tensorboard")
+_COPIED = (run_layout.CHECKPOINT, run_layout.REPLAY, run_layout.PROGRESS, run_layout.TENSORBOARD)
 
 
 class ForkError(ValueError):
@@ -63,14 +64,14 @@ def fork_source(
         fork of another source than ``expected`` (a repeated command that names another run).
     """
     root = pathlib.Path(root_dir)
-    if not (root / "config.json").exists():
+    if not (root / run_layout.CONFIG_JSON).exists():
         return None
-    if not (root / "fork.json").exists():
+    if not (root / run_layout.FORK).exists():
         raise ForkError(
             f"{root} already holds a run that is not a fork. Fork into a new --root-dir, or "
             "resume this run without --fork-from."
         )
-    source = json.loads((root / "fork.json").read_text())["source"]
+    source = json.loads((root / run_layout.FORK).read_text())["source"]
     if expected is not None and pathlib.Path(expected).resolve() != pathlib.Path(source):
         raise ForkError(
             f"{root} is a fork of {source}, not of {expected}. Resume it with --fork-from "
@@ -100,7 +101,7 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
         raise ForkError(
             f"--fork-from {source} is the --root-dir itself; fork into a new directory."
         )
-    if not (source / "config.json").exists() or not (source / "checkpoint").is_dir():
+    if not (source / run_layout.CONFIG_JSON).exists() or not (source / run_layout.CHECKPOINT).is_dir():
         raise ForkError(
             f"{source} has no run checkpoint (config.json and checkpoint/): fork from a run "
             "that `imagine-tf train` has trained for at least one epoch."
@@ -110,11 +111,11 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
             f"{target} is not empty. A fork goes into a new directory; to continue an existing "
             "fork, run `imagine-tf train` on it without --fork-from."
         )
-    stored = json.loads((source / "config.json").read_text())
-    new = dataclasses.asdict(config)
+    stored = json.loads((source / run_layout.CONFIG_JSON).read_text())
+    new = json.loads(json.dumps(dataclasses.asdict(config)))  # as config.json has it
     # A field the source's config.json lacks was added to TrainConfig later: the source ran with
     # its default (defaults keep the earlier behaviour).
-    defaults = {f.name: f.default for f in dataclasses.fields(config)}
+    defaults = json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(config)}))
     changed = {k: [stored.get(k, defaults[k]), v] for k, v in new.items()
                if stored.get(k, defaults[k]) != v}  # fmt: skip
     changed_shapes = [k for k in STATE_SHAPE_FIELDS if k in changed]
@@ -127,12 +128,12 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
     staging = target.parent / f".{target.name}.fork-partial"
     shutil.rmtree(staging, ignore_errors=True)
     with RunLock(source):
-        logs = checkpoint_logs(source / "checkpoint")
+        logs = checkpoint_logs(source / run_layout.CHECKPOINT)
         staging.mkdir(parents=True)
         for name in _COPIED:
             path = source / name
             if path.is_dir():  # replay files never change once written: links will do
-                copy = _link_or_copy if name == "replay" else shutil.copy2
+                copy = _link_or_copy if name == run_layout.REPLAY else shutil.copy2
                 shutil.copytree(path, staging / name, copy_function=copy)
             elif path.exists():
                 shutil.copy2(path, staging / name)
@@ -142,8 +143,8 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
         "changed": changed,
         "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-    write_text_atomically(staging / "config.json", json.dumps(new, indent=1))
-    write_text_atomically(staging / "fork.json", json.dumps(record, indent=1))
+    write_text_atomically(staging / run_layout.CONFIG_JSON, json.dumps(new, indent=1))
+    write_text_atomically(staging / run_layout.FORK, json.dumps(record, indent=1))
     if target.exists():
         target.rmdir()
     os.replace(staging, target)

@@ -13,6 +13,8 @@ import fcntl
 import os
 import pathlib
 
+from imagine_tf.training.run_layout import LOCK
+
 
 class RunDirectoryBusy(RuntimeError):
     """Another process is training into the run directory."""
@@ -26,7 +28,7 @@ class RunLock:
     """Context manager: ``with RunLock(root_dir): ...`` trains with the directory to itself."""
 
     def __init__(self, root_dir: str | os.PathLike):
-        self.path = pathlib.Path(root_dir) / "run.lock"
+        self.path = pathlib.Path(root_dir) / LOCK
         self._file = None
 
     def __enter__(self) -> "RunLock":

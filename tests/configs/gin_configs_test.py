@@ -32,11 +32,23 @@ AGENT_CONFIGS = [
 
 
 QUICKSTART = ROOT / "configs" / "quickstart.gin"
+SMOKE = ROOT / "configs" / "smoke.gin"
 
 
 def test_every_config_is_tested():
-    tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) | {QUICKSTART}
+    tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) | {QUICKSTART, SMOKE}
     assert tested == set(CONFIGS)
+
+
+def test_smoke_is_two_small_epochs_of_go_goals():
+    from imagine_tf.training.config import TrainConfig
+
+    gin.parse_config_file(str(SMOKE))
+    config = TrainConfig()
+    assert gin.query_parameter("train_eval.num_epochs") == 2
+    assert config.goal_predicates == ("Go",) and config.reward == "oracle"
+    assert config.cycles_per_epoch * config.updates_per_cycle <= 400
+    assert config.cycles_per_epoch * config.episodes_per_cycle <= 80
 
 
 def test_quickstart_is_a_short_ma_run():
