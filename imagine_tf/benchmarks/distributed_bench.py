@@ -15,22 +15,24 @@ TensorFlow thread:
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import os
+import pathlib
 import platform
-import threading
+import tempfile
 import time
 
+import numpy as np
 import tensorflow as tf
 
 from imagine_tf.distributed.address import free_port
 from imagine_tf.distributed.episode_queue import EpisodeReader
-from imagine_tf.distributed.replay_server import ReplayServer
+from imagine_tf.distributed.stop_signal import StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
 from imagine_tf.training.builder import RunBuilder
 from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.distributed_run import ActorProcesses, EpisodeQueueSource
+from imagine_tf.training import run_layout
+from imagine_tf.training.distributed_run import EpisodeQueueSource, RunProcesses
 from imagine_tf.training.learner import Learner
 from imagine_tf.training.run_layout import RunLayout
 from imagine_tf.training.train_eval import in_process_actor
@@ -40,39 +42,44 @@ def _publish(learner: Learner, container: VariableContainer) -> None:
     container.push(learner.snapshot().to_arrays(learner.builder.partner.goals))
 
 
-def _start_actors(address: str, count: int, logs_dir: str, reader: EpisodeReader) -> ActorProcesses:
-    """K actor processes, returned once each has written a first batch (TensorFlow started,
-    policy traced); the queue is drained."""
-    actors = ActorProcesses(address, count, RunLayout(logs_dir))
-    actors.start_all()
+def _start(learner: Learner, root: pathlib.Path, actors: int, queue_cycles: int,
+           reader_count: int = 2) -> tuple[RunProcesses, EpisodeReader, VariableContainer]:
+    """A replay server process with a queue of ``queue_cycles`` batches and ``actors`` actor
+    processes, returned once each actor has written its first batches (TensorFlow started,
+    policy traced) and the queue is drained."""
+    root.mkdir(parents=True)
+    (root / run_layout.RUN_GIN).write_text(
+        f"import imagine_tf.training.train_eval\nTrainConfig.queue_cycles = {queue_cycles}\n"
+    )
+    processes = RunProcesses(RunLayout(root), free_port(), actors)
+    processes.start()
+    reader, container = EpisodeReader(processes.address), VariableContainer(processes.address)
+    container.push_run_config(learner.config.to_json())
+    _publish(learner, container)
     received, deadline = 0, time.monotonic() + 300
-    while received < 2 * count and time.monotonic() < deadline:
-        received += len(reader.take(2 * count - received, timeout_s=1.0))
+    while received < reader_count * actors and time.monotonic() < deadline:
+        received += len(reader.take(reader_count * actors - received, timeout_s=1.0))
     reader.take(1000, timeout_s=0)
-    return actors
+    return processes, reader, container
 
 
-def _collection_rate(address: str, count: int, seconds: float, logs_dir: str,
-                     batch_size: int) -> float:  # fmt: skip
-    """Episodes/s that ``count`` actors write while this process only drains the queue."""
-    reader = EpisodeReader(address)
-    actors = _start_actors(address, count, logs_dir, reader)
+def _collection_rate(learner: Learner, root: pathlib.Path, actors: int, seconds: float) -> float:
+    """Episodes/s that ``actors`` actors write while this process only drains the queue."""
+    processes, reader, container = _start(learner, root, actors, queue_cycles=100_000)
     try:
         start, items = time.perf_counter(), 0
         while time.perf_counter() - start < seconds:
             items += len(reader.take(1000, timeout_s=0.2))
-        return items * batch_size / (time.perf_counter() - start)
+        return items * learner.config.episodes_per_cycle / (time.perf_counter() - start)
     finally:
-        actors.stop_all()
+        processes.stop()
+        container.close()
 
 
-def _learner_rates(learner: Learner, address: str, count: int, seconds: float,
-                   logs_dir: str) -> dict:  # fmt: skip
-    """The training loop's updates/s and episodes/s with ``count`` actors feeding it."""
-    container, reader = VariableContainer(address), EpisodeReader(address)
-    _publish(learner, container)
-    actors = _start_actors(address, count, logs_dir, reader)
-    source = EpisodeQueueSource(reader, threading.Event())
+def _learner_rates(learner: Learner, root: pathlib.Path, actors: int, seconds: float) -> dict:
+    """The training loop's updates/s and episodes/s with ``actors`` actors feeding it."""
+    processes, reader, container = _start(learner, root, actors, learner.config.queue_cycles)
+    source = EpisodeQueueSource(reader, StopSignal())
     try:
         updates_before = int(learner.agent.train_step_counter.numpy())
         start, episodes, waiting = time.perf_counter(), 0, 0.0
@@ -88,48 +95,44 @@ def _learner_rates(learner: Learner, address: str, count: int, seconds: float,
         return {"updates_per_s": updates / elapsed, "episodes_per_s": episodes / elapsed,
                 "learner_waiting_share": waiting / elapsed}  # fmt: skip
     finally:
-        actors.stop_all()
+        processes.stop()
         container.close()
 
 
-def run_distributed_benchmark(quick: bool = False, logs_dir: str = "/tmp/imagine_bench_logs") -> dict:
+def run_distributed_benchmark(quick: bool = False) -> dict:
     """Measures the distributed loop (``quick``: short windows, for tests)."""
     seconds = 5.0 if quick else 30.0
     config = TrainConfig()
     learner = Learner(RunBuilder(config))
     source = in_process_actor(learner)
-    for _ in range(2):  # discoveries, so that updates score K = 50 candidates as in training
-        learner.observe(source()[0])
+    learner.observe(source()[0])
+    if len(learner.goals) < config.num_candidates:  # updates score K = 50 candidates, as in
+        descriptions = np.zeros((1, learner.builder.num_partner_goals), bool)  # steady state
+        descriptions[0, : config.num_candidates] = True
+        learner.goals.discover(descriptions)
+        learner.embed_goals()
     learner.epoch.assign(1)  # past epoch 0: cycles update the policy
     learner.run_updates(3)  # tracing
     start = time.perf_counter()
     learner.run_updates(20 if quick else 100)
     alone = (20 if quick else 100) / (time.perf_counter() - start)
-    collection = {}
-    with ReplayServer(free_port(), queue_capacity=100_000) as server:
-        address = f"127.0.0.1:{server.port}"
-        with VariableContainer(address) as container:
-            container.push_run_config(config.to_json())
-            _publish(learner, container)
-        for count in (1, 2):
-            collection[count] = _collection_rate(address, count, seconds, logs_dir,
-                                                 config.episodes_per_cycle)  # fmt: skip
-    running = {}
-    with ReplayServer(free_port(), queue_capacity=config.queue_cycles) as server:
-        address = f"127.0.0.1:{server.port}"
-        with VariableContainer(address) as container:
-            container.push_run_config(config.to_json())
-        for count in (1, 2):
-            running[count] = _learner_rates(learner, f"127.0.0.1:{server.port}", count, seconds,
-                                            logs_dir)  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="imagine_bench_") as scratch:
+        collection = {
+            count: _collection_rate(learner, pathlib.Path(scratch) / f"idle_{count}", count, seconds)
+            for count in (1, 2)
+        }
+        running = {
+            count: _learner_rates(learner, pathlib.Path(scratch) / f"run_{count}", count, seconds)
+            for count in (1, 2)
+        }
     episodes_per_update = config.episodes_per_cycle / config.updates_per_cycle
     per_actor = collection[1]
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "tensorflow": tf.__version__},  # fmt: skip
-        "how": "actors: separate processes, 1 TensorFlow thread each; learner: this process, "
-        "all cores; everything on one machine, nothing else running; "
+        "how": "replay server and actors: separate processes (actors with 1 TensorFlow thread "
+        "each), learner: this process, all cores; one machine, nothing else running; "
         f"windows of {seconds:.0f} s after each actor wrote its first batches",
         "config": {key: getattr(config, key) for key in (
             "architecture", "reward", "episodes_per_cycle", "updates_per_cycle", "batch_size",

@@ -15,7 +15,6 @@ import argparse
 import json
 import pathlib
 import sys
-import threading
 
 DEFAULT_PORT = 8000
 
@@ -79,6 +78,7 @@ def _learner_command(args: argparse.Namespace) -> int:
 
 
 def _actor_command(args: argparse.Namespace) -> int:
+    from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
     from imagine_tf.training.actor_process import run_actor
 
     import imagine_tf.training.train_eval  # noqa: F401 - registers TrainConfig with gin
@@ -88,23 +88,16 @@ def _actor_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--actor-id must be >= 0, got {args.actor_id}.")
     _limit_threads(args.threads)
     config = _train_config(args, None)
-    stop = threading.Event()
-    _stop_on_signals(stop)
+    stop = StopSignal()
 
     def log(message: str) -> None:
         print(f"imagine-tf actor {args.actor_id}: {message}", flush=True)
 
-    stats = run_actor(args.replay_server, args.actor_id, config, stop,
-                      retry_seconds=args.retry_seconds, log=log)  # fmt: skip
+    with StopOnSignals(stop):
+        stats = run_actor(args.replay_server, args.actor_id, config, stop,
+                          retry_seconds=args.retry_seconds, log=log)  # fmt: skip
     log(f"stopped after {stats.batches} batches ({stats.episodes} episodes)")
     return 0
-
-
-def _stop_on_signals(stop: threading.Event) -> None:
-    import signal
-
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
 
 
 def _limit_threads(threads: int | None) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import signal
 import threading
 from typing import Callable
 
@@ -30,6 +29,7 @@ import reverb
 
 from imagine_tf.distributed.address import check_port_free
 from imagine_tf.distributed.errors import PortInUse
+from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
 
 EPISODES_TABLE = "episodes"
 VARIABLES_TABLE = "variables"
@@ -156,36 +156,29 @@ class ReplayServer:
 def serve_forever(
     port: int,
     queue_capacity: int,
-    stop_event: threading.Event | None = None,
+    stop: StopSignal | threading.Event | None = None,
     on_ready: Callable[[ReplayServer], None] | None = None,
 ) -> None:
-    """Runs a `ReplayServer` until `stop_event` is set or the process gets SIGTERM or SIGINT.
+    """Runs a `ReplayServer` until ``stop`` is set or the process gets SIGTERM or SIGINT.
 
-    The signal handlers (which set the event) are installed only when called from the main
-    thread, and the previous handlers are restored on return.
+    The signal handlers (which set a `StopSignal`, never a `threading.Event`: see
+    `stop_signal`) are installed only when called from the main thread, and the previous
+    handlers are restored on return.
 
     Args:
       port: as for `ReplayServer`.
       queue_capacity: as for `ReplayServer`.
-      stop_event: set it to stop; a new one if None.
+      stop: set it (from another thread) to stop.
       on_ready: called with the server once it serves (e.g. to print its address).
 
     Raises:
       PortInUse: if the port is taken.
     """
-    stop_event = stop_event if stop_event is not None else threading.Event()
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            previous[signum] = signal.signal(signum, lambda *_: stop_event.set())
-    try:
-        with ReplayServer(port, queue_capacity) as server:
-            _log.info("replay server serving on port %d", port)
-            if on_ready is not None:
-                on_ready(server)
-            while not stop_event.wait(0.5):
-                pass
-            _log.info("replay server on port %d stopping", port)
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    signalled = StopSignal()
+    with StopOnSignals(signalled), ReplayServer(port, queue_capacity) as server:
+        _log.info("replay server serving on port %d", port)
+        if on_ready is not None:
+            on_ready(server)
+        while not (signalled.wait(0.25) or (stop is not None and stop.is_set())):
+            pass
+        _log.info("replay server on port %d stopping", port)

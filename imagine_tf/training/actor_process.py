@@ -15,12 +15,12 @@ SIGINT, or with `ReplayServerUnavailable` when the server stops answering.
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 
 import numpy as np
 
 from imagine_tf.distributed.episode_queue import EpisodeWriter
+from imagine_tf.distributed.stop_signal import StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
 from imagine_tf.training.actor import EpisodeActor
 from imagine_tf.training.builder import RunBuilder
@@ -38,7 +38,7 @@ class ActorStats:
         self.batches, self.episodes, self.playing_seconds = 0, 0, 0.0
 
 
-def _wait_for(fetch, stop: threading.Event, what: str, log) -> object | None:
+def _wait_for(fetch, stop: StopSignal, what: str, log) -> object | None:
     """Polls ``fetch()`` until it returns something or ``stop`` is set (the server answering
     all along: a dead server raises `ReplayServerUnavailable` from ``fetch``)."""
     said = False
@@ -54,7 +54,7 @@ def _wait_for(fetch, stop: threading.Event, what: str, log) -> object | None:
 
 
 def learner_config(container: VariableContainer, given: TrainConfig | None,
-                   stop: threading.Event, log=print) -> TrainConfig | None:  # fmt: skip
+                   stop: StopSignal, log=print) -> TrainConfig | None:  # fmt: skip
     """The learner's `TrainConfig` from the server; refuses one other than ``given``.
 
     Raises:
@@ -80,7 +80,7 @@ def learner_config(container: VariableContainer, given: TrainConfig | None,
 
 
 def run_actor(address: str, actor_id: int = 0, config: TrainConfig | None = None,
-              stop: threading.Event | None = None, max_batches: int | None = None,
+              stop: StopSignal | None = None, max_batches: int | None = None,
               retry_seconds: float = 60.0, log=print) -> ActorStats:  # fmt: skip
     """Plays for the learner at ``address`` until it finishes, ``stop`` is set or
     ``max_batches`` batches are written; a server that does not answer is retried for
@@ -90,7 +90,7 @@ def run_actor(address: str, actor_id: int = 0, config: TrainConfig | None = None
       ReplayServerUnavailable: the server does not answer (wrong address, stopped, killed).
       RunConfigMismatch: ``config`` is not the learner's.
     """
-    stop = stop or threading.Event()
+    stop = stop or StopSignal()
     stats = ActorStats()
     container = VariableContainer(address, deadline_s=retry_seconds)
     writer = EpisodeWriter(address, deadline_s=retry_seconds)

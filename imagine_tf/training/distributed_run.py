@@ -3,9 +3,9 @@
 Two layouts, one design (TF-Agents' actor / learner split, Reverb between them):
 
 * one machine — `run_with_actor_processes` (``imagine-tf train --actors K``): the learner's
-  process serves the replay server, starts K ``imagine-tf actor`` processes (logs in
-  ``<root>/logs/``), restarts an actor that dies, and stops them all at the end, on Ctrl-C or
-  SIGTERM;
+  process starts an ``imagine-tf replay-server`` process and K ``imagine-tf actor`` processes
+  (logs in ``<root>/logs/``), restarts an actor that dies, and stops them all at the end, on
+  Ctrl-C or SIGTERM;
 * several machines — `run_remote_learner` (``imagine-tf learner --replay-server HOST:P``)
   with a server from ``imagine-tf replay-server`` and actors started anywhere.
 
@@ -22,12 +22,11 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
-from imagine_tf.distributed.address import free_port, parse_address
+from imagine_tf.distributed.address import check_port_free, free_port, parse_address
 from imagine_tf.distributed.episode_queue import EpisodeReader
-from imagine_tf.distributed.replay_server import ReplayServer
+from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
 from imagine_tf.training.episode_batch import EpisodeBatch
 from imagine_tf.training.learner import Learner
@@ -54,7 +53,7 @@ class EpisodeQueueSource:
       log: where to say that the learner has been waiting long.
     """
 
-    def __init__(self, reader: EpisodeReader, stop: threading.Event, while_waiting=None,
+    def __init__(self, reader: EpisodeReader, stop: StopSignal, while_waiting=None,
                  log=print):  # fmt: skip
         self.reader, self.stop, self.while_waiting, self.log = reader, stop, while_waiting, log
 
@@ -77,7 +76,7 @@ class EpisodeQueueSource:
 
 
 def serve_learner(learner: Learner, checkpoint: LearnerCheckpoint, address: str,
-                  num_epochs: int, progress: bool, stop: threading.Event,
+                  num_epochs: int, progress: bool, stop: StopSignal,
                   while_waiting=None, retry_seconds: float = 60.0,
                   log=print) -> list[dict]:  # fmt: skip
     """Runs the learner's epochs against the replay server at ``address`` (retried for
@@ -100,58 +99,73 @@ def serve_learner(learner: Learner, checkpoint: LearnerCheckpoint, address: str,
         container.close()
 
 
-class ActorProcesses:
-    """K ``imagine-tf actor`` processes on this machine, restarted when one dies.
+class RunProcesses:
+    """The replay server and K actors of ``imagine-tf train --actors K``, as child processes.
+
+    Each child logs to ``<root>/logs/``, is started in its own session (Ctrl-C reaches the
+    learner, which stops them) and gets SIGTERM if the learner dies, even by SIGKILL. Actors
+    that exit are restarted (`restart_dead`); the server is not (the learner then stops with
+    `ReplayServerUnavailable`).
 
     Args:
-      address: the replay server's ``HOST:PORT``.
-      count: K.
-      layout: the run's layout (``logs/actor_I.log``).
+      layout: the run's layout (``logs/``).
+      port: the replay server's port.
+      actors: K.
       threads: TensorFlow threads per actor.
     """
 
-    def __init__(self, address: str, count: int, layout: RunLayout, threads: int = 1):
-        self.address, self.count, self.layout, self.threads = address, count, layout, threads
-        self.processes: dict[int, subprocess.Popen] = {}
+    def __init__(self, layout: RunLayout, port: int, actors: int, threads: int = 1):
+        self.layout, self.port, self.actors, self.threads = layout, port, actors, threads
+        self.address = f"127.0.0.1:{port}"
+        self.processes: dict[str, subprocess.Popen] = {}
         self.restarts = 0
         layout.logs.mkdir(parents=True, exist_ok=True)
 
-    def command(self, actor_id: int) -> list[str]:
-        return [sys.executable, "-m", "imagine_tf.cli.main", "actor", "--replay-server",
-                self.address, "--actor-id", str(actor_id), "--threads", str(self.threads)]  # fmt: skip
-
-    def start(self, actor_id: int) -> None:
-        log = open(self.layout.actor_log(actor_id), "ab")
+    def _start(self, name: str, arguments: list[str]) -> None:
+        command = [sys.executable, "-m", "imagine_tf.cli.main", *arguments]
+        log = open(self.layout.logs / f"{name}.log", "ab")
         environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-        self.processes[actor_id] = subprocess.Popen(
-            self.command(actor_id), stdout=log, stderr=subprocess.STDOUT, env=environment,
-            start_new_session=True,  # Ctrl-C reaches the learner, which stops the actors
-            preexec_fn=_terminate_with_parent,
-        )
+        self.processes[name] = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=environment,
+            start_new_session=True, preexec_fn=_terminate_with_parent)  # fmt: skip
         log.close()
 
-    def start_all(self) -> None:
-        for actor_id in range(self.count):
-            self.start(actor_id)
+    def start_server(self) -> None:
+        self._start("replay_server", ["replay-server", "--root-dir", str(self.layout.root),
+                                      "--port", str(self.port)])  # fmt: skip
+
+    def start_actor(self, actor_id: int) -> None:
+        self._start(f"actor_{actor_id}", ["actor", "--replay-server", self.address, "--actor-id",
+                                          str(actor_id), "--threads", str(self.threads)])  # fmt: skip
+
+    def start(self) -> None:
+        """The server, then (once it answers) the actors."""
+        self.start_server()
+        EpisodeReader(self.address).size()  # waits for it (ReplayServerUnavailable if never)
+        for actor_id in range(self.actors):
+            self.start_actor(actor_id)
+
+    def actor_pids(self) -> list[int]:
+        return [p.pid for name, p in self.processes.items() if name.startswith("actor_")]
 
     def restart_dead(self, log=print) -> None:
         """Starts again every actor that exited (a crash, a kill)."""
-        for actor_id, process in list(self.processes.items()):
+        for name, process in list(self.processes.items()):
             code = process.poll()
-            if code is not None:
-                log(f"actor {actor_id} exited (code {code}); restarting it "
-                    f"(log: {self.layout.actor_log(actor_id)})")  # fmt: skip
+            if code is not None and name.startswith("actor_"):
+                log(f"{name.replace('_', ' ')} exited (code {code}); restarting it "
+                    f"(log: {self.layout.logs / name}.log)")  # fmt: skip
                 self.restarts += 1
-                self.start(actor_id)
+                self.start_actor(int(name.split("_")[1]))
 
-    def stop_all(self, grace_seconds: float = 10.0) -> None:
-        for process in self.processes.values():
+    def stop(self, grace_seconds: float = 10.0) -> None:
+        """Actors first (they may be waiting on the server), then the server."""
+        ordered = sorted(self.processes.items(), key=lambda item: item[0] == "replay_server")
+        for _, process in ordered:
             if process.poll() is None:
                 process.terminate()
-        deadline = time.monotonic() + grace_seconds
-        for process in self.processes.values():
             try:
-                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                process.wait(timeout=grace_seconds)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -166,41 +180,25 @@ def _terminate_with_parent() -> None:
         pass
 
 
-class _StopOnSignals:
-    """Sets an event on SIGTERM / SIGINT while active (main thread only)."""
-
-    def __init__(self, stop: threading.Event):
-        self.stop, self.previous = stop, {}
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGTERM, signal.SIGINT):
-                self.previous[signum] = signal.signal(signum, lambda *_: self.stop.set())
-        return self
-
-    def __exit__(self, *exc_info):
-        for signum, handler in self.previous.items():
-            signal.signal(signum, handler)
-
-
 def run_with_actor_processes(learner: Learner, checkpoint: LearnerCheckpoint, num_epochs: int,
                              actors: int, port: int | None = None, progress: bool = True,
                              log=print) -> list[dict]:  # fmt: skip
-    """A replay server in this process, ``actors`` actor processes, and the learner's epochs.
+    """A replay server process, ``actors`` actor processes, and the learner's epochs here.
 
-    Raises `TrainingStopped` on SIGTERM / Ctrl-C (the last checkpoint stands) and `PortInUse`
-    if ``port`` is taken.
+    Raises `TrainingStopped` on SIGTERM / Ctrl-C (the last checkpoint stands), `PortInUse` if
+    ``port`` is taken, `ReplayServerUnavailable` if the server stops answering.
     """
-    stop = threading.Event()
-    queue_capacity = learner.config.queue_cycles
-    with _StopOnSignals(stop), ReplayServer(port or free_port(), queue_capacity) as server:
-        processes = ActorProcesses(f"127.0.0.1:{server.port}", actors, checkpoint.layout)
-        processes.start_all()
+    stop = StopSignal()
+    port = port or free_port()
+    check_port_free(port)
+    processes = RunProcesses(checkpoint.layout, port, actors)
+    with StopOnSignals(stop):
         try:
+            processes.start()
             return serve_learner(learner, checkpoint, processes.address, num_epochs, progress,
                                  stop, while_waiting=lambda: processes.restart_dead(log), log=log)  # fmt: skip
         finally:
-            processes.stop_all()
+            processes.stop()
 
 
 def run_remote_learner(learner: Learner, checkpoint: LearnerCheckpoint, replay_server: str,
@@ -212,7 +210,7 @@ def run_remote_learner(learner: Learner, checkpoint: LearnerCheckpoint, replay_s
     server answers there, `TrainingStopped` on SIGTERM / Ctrl-C.
     """
     parse_address(replay_server)
-    stop = threading.Event()
-    with _StopOnSignals(stop):
+    stop = StopSignal()
+    with StopOnSignals(stop):
         return serve_learner(learner, checkpoint, replay_server, num_epochs, progress, stop,
                              retry_seconds=retry_seconds, log=log)  # fmt: skip

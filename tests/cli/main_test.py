@@ -303,6 +303,16 @@ def test_bench_train_quick(capsys, tmp_path):
     assert results["warm_up_epoch"]["updates"] == 0 and results["epoch"]["updates"] == 3 + 250
 
 
+@pytest.mark.slow
+def test_bench_distributed_quick(capsys, tmp_path):
+    out_file = tmp_path / "distributed_bench.json"
+    code, _, _ = run(capsys, "bench", "distributed", "--quick", "--out", str(out_file))
+    results = json.loads(out_file.read_text())
+    assert code == 0 and set(results["collection_episodes_per_s_learner_idle"]) == {"1", "2"}
+    assert all(v > 0 for v in results["collection_episodes_per_s_learner_idle"].values())
+    assert results["learner_running"]["2"]["updates_per_s"] > 0
+
+
 def test_eval_of_a_run_without_a_usable_checkpoint_is_a_clear_error(capsys, tmp_path, monkeypatch):
     from imagine_tf.training import checkpoint_snapshot, model_loading
 

@@ -53,16 +53,17 @@ def wait_until(condition, timeout: float, what: str, process=None) -> None:
     pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (read from /proc)."""
+def children(pid: int, command: str = "actor") -> list[int]:
+    """The ``imagine-tf <command>`` processes whose parent is ``pid`` (read from /proc)."""
     found = []
     for entry in pathlib.Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 stat = (entry / "stat").read_text()
+                arguments = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and command.encode() in arguments:
                 found.append(int(entry.name))
     return found
 
@@ -100,8 +101,10 @@ def test_two_actor_processes_train_and_an_actor_killed_mid_run_is_restarted(tmp_
     last = json.loads((root / "progress.jsonl").read_text().splitlines()[-1])
     # The update-to-data ratio is the config's whatever the actors did.
     assert last["episodes"] == 4 * CYCLES * EPISODES and last["updates"] == 4 * CYCLES * UPDATES
-    assert sorted(p.name for p in (root / "logs").iterdir()) == ["actor_0.log", "actor_1.log"]
+    assert sorted(p.name for p in (root / "logs").iterdir()) == [
+        "actor_0.log", "actor_1.log", "replay_server.log"]  # fmt: skip
     assert not [pid for pid in (victim, *children(learner.pid)) if alive(pid)]
+    assert (root / "logs" / "replay_server.log").exists()
 
 
 def test_a_learner_killed_with_sigkill_resumes_from_its_checkpoint_replay_intact(tmp_path):
@@ -109,11 +112,12 @@ def test_a_learner_killed_with_sigkill_resumes_from_its_checkpoint_replay_intact
     learner = start("train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2,
                     "--num-epochs", 6)  # fmt: skip
     wait_until(lambda: len(epochs_done(root)) >= 2, 180, "two epochs", learner)
-    actors = children(learner.pid)
+    actors = children(learner.pid) + children(learner.pid, "replay-server")
+    assert len(actors) == 3
     os.kill(learner.pid, signal.SIGKILL)
     learner.wait(timeout=30)
     done = epochs_done(root)
-    # The actors die with their learner (no orphan keeps playing into a dead server).
+    # Actors and server die with their learner (no orphan keeps playing).
     wait_until(lambda: not any(alive(pid) for pid in actors), 30, "the actors to stop")
     resumed = start("train", "--root-dir", root, "--actors", 2)  # resumes with its config.gin
     out = finish(resumed, 240)
