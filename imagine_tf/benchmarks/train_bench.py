@@ -66,7 +66,9 @@ def _updates_per_second(learner, count: int) -> float:
 def _collection_steps_per_second(learner, batch_size: int, repeats: int = 3) -> float:
     """Exploring env steps/s of the actor on ``batch_size`` scenes at once (the learner's
     goals, through the same PyDriver path as training)."""
-    config = dataclasses.replace(learner.config, episodes_per_cycle=batch_size)
+    # exploring only: the one policy traced before the timing is the one timed
+    config = dataclasses.replace(learner.config, episodes_per_cycle=batch_size,
+                                 exploit_probability=0.0)  # fmt: skip
     actor = EpisodeActor(RunBuilder(config), learner.agent.actor_network)
     actor.set_goals(learner.goal_view())
     actor.collect()  # tracing

@@ -6,20 +6,16 @@ import time
 import numpy as np
 import pytest
 
-from imagine_tf.distributed.address import free_port
 from imagine_tf.distributed.codec import array_text, text_array
 from imagine_tf.distributed.episode_queue import EpisodeReader, EpisodeWriter
-from imagine_tf.distributed.replay_server import ReplayServer
 
 pytestmark = pytest.mark.integration
 CAPACITY = 3
 
 
 @pytest.fixture
-def server():
-    replay_server = ReplayServer(free_port(), queue_capacity=CAPACITY)
-    yield replay_server
-    replay_server.stop()
+def server(make_server):
+    return make_server(CAPACITY)
 
 
 @pytest.fixture

@@ -1,8 +1,6 @@
 """The errors users act on: their messages, pickling, and a wrong replay-server address."""
 
 import pickle
-import threading
-import time
 from concurrent import futures
 
 import grpc
@@ -32,28 +30,14 @@ def test_errors_survive_pickling():
     assert port_error.port == 8000 and "--port" in str(port_error)
 
 
-def test_a_wrong_address_raises_unavailable_within_the_deadline():
+def test_a_wrong_address_raises_unavailable_within_the_deadline(outcomes_of):
     address = f"127.0.0.1:{free_port()}"  # Nothing listens there.
     calls = {
         "take": lambda: EpisodeReader(address, deadline_s=0.5).take(1, timeout_s=0.1),
         "write": lambda: EpisodeWriter(address, deadline_s=0.5, poll_s=0.1).write({"x": [1.0]}),
         "pull": lambda: VariableContainer(address, deadline_s=0.5).pull(),
     }
-    outcomes = {}
-
-    def run(name):
-        start = time.monotonic()
-        try:
-            calls[name]()
-            outcomes[name] = ("returned", time.monotonic() - start)
-        except ReplayServerUnavailable as error:
-            outcomes[name] = (str(error), time.monotonic() - start)
-
-    threads = [threading.Thread(target=run, args=(name,), daemon=True) for name in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(5)
+    outcomes = outcomes_of(calls, 5)
     assert set(outcomes) == set(calls), f"hung: {set(calls) - set(outcomes)}"
     for name, (message, elapsed) in outcomes.items():
         assert address in message, (name, message)

@@ -149,7 +149,7 @@ def test_sigterm_stops_the_server_process_cleanly(processes):
     assert "Traceback" not in stderr and "TypeError" not in stderr, stderr
 
 
-def test_clients_of_a_killed_server_raise_unavailable_within_their_deadline(processes):
+def test_clients_of_a_killed_server_raise_unavailable_within_their_deadline(processes, outcomes_of):
     process = processes["killed"]
     address = wait_ready(process)
     deadline_s = 1.0
@@ -169,21 +169,7 @@ def test_clients_of_a_killed_server_raise_unavailable_within_their_deadline(proc
         "push": lambda: container.push({"w": np.ones(3, np.float32)}),
         "pull": lambda: container.pull(timeout_s=5),
     }
-    outcomes = {}
-
-    def run(name):
-        start = time.monotonic()
-        try:
-            calls[name]()
-            outcomes[name] = ("returned", time.monotonic() - start)
-        except ReplayServerUnavailable as error:
-            outcomes[name] = (str(error), time.monotonic() - start)
-
-    threads = [threading.Thread(target=run, args=(name,), daemon=True) for name in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(deadline_s + 5)
+    outcomes = outcomes_of(calls, deadline_s + 5)
     assert set(outcomes) == set(calls), f"hung: {set(calls) - set(outcomes)}"
     for name, (message, elapsed) in outcomes.items():
         assert address in message, (name, message)

@@ -7,18 +7,15 @@ import numpy as np
 import pytest
 import reverb
 
-from imagine_tf.distributed.address import free_port
-from imagine_tf.distributed.replay_server import VARIABLES_TABLE, ReplayServer
+from imagine_tf.distributed.replay_server import VARIABLES_TABLE
 from imagine_tf.distributed.variable_container import VariableContainer
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def server():
-    replay_server = ReplayServer(free_port(), queue_capacity=2)
-    yield replay_server
-    replay_server.stop()
+def server(make_server):
+    return make_server(2)
 
 
 @pytest.fixture

@@ -133,6 +133,19 @@ def test_a_learner_killed_with_sigkill_resumes_from_its_checkpoint_replay_intact
     assert restored.memory.states_added == 6 * CYCLES * EPISODES
 
 
+def test_sigterm_stops_the_learner_and_its_processes_cleanly(tmp_path):
+    root = tmp_path / "run"
+    learner = start("train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2,
+                    "--num-epochs", 50)  # fmt: skip
+    wait_until(lambda: epochs_done(root), 180, "a first epoch", learner)
+    helpers = children(learner.pid) + children(learner.pid, "replay-server")
+    learner.send_signal(signal.SIGTERM)
+    out = finish(learner, 60)
+    assert learner.returncode == 130, out[-3000:]
+    assert "stopped; the last checkpoint stands" in out and "Traceback" not in out
+    assert len(helpers) == 3 and not any(alive(pid) for pid in helpers)
+
+
 def test_three_commands_and_the_replay_server_gone(tmp_path):
     root, port = tmp_path / "run", free_port()
     address = f"127.0.0.1:{port}"
