@@ -86,6 +86,16 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
         return self._critic_network
 
     @property
+    def target_actor_network(self) -> network.Network:
+        """π′, the actor's target copy (moved by polyak averaging; read-only)."""
+        return self._target_actor_network
+
+    @property
+    def target_critic_network(self) -> network.Network:
+        """Q′, the critic's target copy (moved by polyak averaging; read-only)."""
+        return self._target_critic_network
+
+    @property
     def actor_optimizer(self) -> tf.keras.optimizers.Optimizer:
         return self._actor_optimizer
 

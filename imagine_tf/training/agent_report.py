@@ -73,6 +73,8 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
         "wall_seconds": round(
             sum(v for r in logs for k, v in r.items() if k.startswith("seconds_")), 1
         ),
+        # 0: actor and learner in one process; K: `imagine-tf train --actors K` (its logs).
+        "actor_processes": len(list((root / run_layout.LOGS).glob("actor_*.log"))),
     }
     if (root / run_layout.FORK).exists():
         fork = json.loads((root / run_layout.FORK).read_text())

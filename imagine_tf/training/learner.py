@@ -66,6 +66,8 @@ class Learner:
         self._new_states = 0  # final states observed this epoch (the reward update's held-out)
         self._losses: list[float] = []
         self._positive_shares: list[float] = []
+        self._actor_ids: set[int] = set()  # who played this epoch's batches
+        self._policy_lags: list[int] = []  # updates between a batch's policy and its storing
         self.timings = {"updates": 0.0}  # this epoch's
         self.logs: list[dict] = []  # one record per finished epoch, all sessions
 
@@ -105,6 +107,8 @@ class Learner:
         self.replay.add(batch.observations, batch.actions, batch.goal_ids, batch.goal_embeddings,
                         achieved)  # fmt: skip
         self._new_states += len(batch)
+        self._actor_ids.add(batch.actor_id)
+        self._policy_lags.append(int(self.agent.train_step_counter.numpy()) - batch.policy_step)
 
     @property
     def updating(self) -> bool:
@@ -190,6 +194,8 @@ class Learner:
             "updates": int(self.agent.train_step_counter.numpy()),
             "loss": float(np.mean(losses)) if losses else None,
             "relabel_positive_share": float(np.mean(shares)) if shares else None,
+            "actors": len(self._actor_ids),
+            "policy_lag_updates": float(np.mean(self._policy_lags)) if self._policy_lags else None,
             "reward_epochs": reward_report.get("epochs"),
             "reward_held_out_f1": reward_report.get("held_out_f1"),
             "eval_train_success": float(np.mean(list(train_success.values()))),
@@ -202,5 +208,6 @@ class Learner:
         }
         self.logs.append(record)
         self._new_states, self._losses, self._positive_shares = 0, [], []
+        self._actor_ids, self._policy_lags = set(), []
         self.timings = {"updates": 0.0}
         return record

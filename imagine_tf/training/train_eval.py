@@ -51,9 +51,11 @@ def in_process_actor(learner: Learner) -> EpisodeSource:
     seen = [-1]
 
     def next_batch():
+        train_step = int(learner.agent.train_step_counter.numpy())
         if seen[0] != learner.goals_version:  # new goals or embeddings: refresh the cache
-            actor.set_goals(learner.goal_view(), int(learner.agent.train_step_counter.numpy()))
+            actor.set_goals(learner.goal_view(), train_step)
             seen[0] = learner.goals_version
+        actor.policy_step = train_step  # the weights are the learner's own: always current
         actor.timings = dict.fromkeys(actor.timings, 0.0)
         batch = actor.collect()
         return batch, dict(actor.timings)

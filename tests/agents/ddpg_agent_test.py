@@ -49,7 +49,7 @@ def transitions(batch=8, seed=0, reward=None):
 def test_td_targets_are_clipped_to_the_reachable_returns():
     agent = make_agent()
     batch = transitions()
-    bias = agent._target_critic_network.value_layer.bias
+    bias = agent.target_critic_network.value_layer.bias
     for value, expected in ((100.0, 0.0), (-1000.0, -50.0)):
         bias.assign([value])
         np.testing.assert_allclose(agent.td_targets(batch.next_time_step), np.full(8, expected))
@@ -80,11 +80,11 @@ def hand_set_critic(critic, offset):
 def test_td_targets_and_critic_loss_match_hand_computed_values():
     agent = make_agent(gamma=0.98)
     # Target actor (FC, on [s, g]): π′(s′) = (tanh(s′_0 + 2), 0, 0).
-    first, second = agent._target_actor_network.trunk.layers_before_sum
+    first, second = agent.target_actor_network.trunk.layers_before_sum
     hand_set(first, [((0, 0), 1.0)], [(0, 2.0)])
     hand_set(second, [((0, 0), 1.0)])
-    hand_set(agent._target_actor_network.action_layer, [((0, 0), 1.0)])
-    hand_set_critic(agent._target_critic_network, -150.0)
+    hand_set(agent.target_actor_network.action_layer, [((0, 0), 1.0)])
+    hand_set_critic(agent.target_critic_network, -150.0)
     hand_set_critic(agent.critic_network, -120.0)
     # Rows: (s′_0, s′_1, r, d).
     rows = np.array([[0.0, 1.0, 0.0, 1.0], [1.0, 1.5, 0.0, 1.0], [-1.0, -1.0, -1.0, 1.0],
@@ -126,7 +126,7 @@ def test_losses_are_the_references():
 
 def test_targets_move_once_per_cycle_of_50_updates():
     agent = make_agent(target_update_period=5)
-    target = agent._target_actor_network.trainable_variables[0]
+    target = agent.target_actor_network.trainable_variables[0]
     initial = target.numpy().copy()
     batch = transitions()
     for update in range(1, 11):
@@ -167,7 +167,7 @@ def test_goal_encoder_reaches_all_four_networks():
     reward({"state": tf.zeros([1, 240]), "goal": tf.constant(VOCABULARY.encode(["Go left"]))})
     agent.set_goal_encoder(reward.encoder)
     expected = reward.encoder.get_weights()
-    for network in (agent.actor_network, agent.critic_network, agent._target_actor_network,
-                    agent._target_critic_network):  # fmt: skip
+    for network in (agent.actor_network, agent.critic_network, agent.target_actor_network,
+                    agent.target_critic_network):  # fmt: skip
         for mine, theirs in zip(network.encoder.get_weights(), expected):
             np.testing.assert_array_equal(mine, theirs)

@@ -101,6 +101,8 @@ def test_two_actor_processes_train_and_an_actor_killed_mid_run_is_restarted(tmp_
     last = json.loads((root / "progress.jsonl").read_text().splitlines()[-1])
     # The update-to-data ratio is the config's whatever the actors did.
     assert last["episodes"] == 4 * CYCLES * EPISODES and last["updates"] == 4 * CYCLES * UPDATES
+    assert last["actors"] in (1, 2)  # actor ids 0 and 1 (a restarted actor keeps its id)
+    assert last["policy_lag_updates"] >= 0
     assert sorted(p.name for p in (root / "logs").iterdir()) == [
         "actor_0.log", "actor_1.log", "replay_server.log"]  # fmt: skip
     assert not [pid for pid in (victim, *children(learner.pid)) if alive(pid)]

@@ -31,6 +31,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
         (2 if reward == "oracle" else 1) * 3 * 2
     )  # learned: no policy update in epoch 0
     assert last["updates"] == expected_updates
+    assert last["actors"] == 1 and last["policy_lag_updates"] == 0  # one process: no lag
     assert 0.0 <= last["eval_train_success"] <= 1.0 and last["seconds_collection"] > 0
     grow_shares = [v for k, v in last.items() if k.startswith("eval_train_grow_")]
     assert len(grow_shares) == 5 and sum(grow_shares) == pytest.approx(1.0)
