@@ -25,12 +25,13 @@ from imagine_tf.training.episode_batch import EpisodeBatch, GoalView
 
 
 class EpisodeRecorder:
-    """Transition observer: o_0..o_T and a_0..a_{T−1} of the B scenes, into fixed arrays."""
+    """Transition observer: o_0..o_T, a_0..a_{T−1} and s_T of the B scenes, into fixed arrays."""
 
     def __init__(self, batch_size: int, episode_length: int, observed_dim: int):
         self.observations = np.empty((batch_size, episode_length + 1, observed_dim), np.float32)
         self.actions = np.empty((batch_size, episode_length, 3), np.float32)
-        self.observed_dim, self.step = observed_dim, 0
+        self.final_states = np.empty((batch_size, 2 * observed_dim), np.float32)
+        self.observed_dim, self.episode_length, self.step = observed_dim, episode_length, 0
 
     def start(self) -> None:
         self.step = 0
@@ -40,7 +41,10 @@ class EpisodeRecorder:
         t = self.step
         self.observations[:, t] = time_step.observation["state"][:, : self.observed_dim]
         self.actions[:, t] = action_step.action
-        self.observations[:, t + 1] = next_time_step.observation["state"][:, : self.observed_dim]
+        state = next_time_step.observation["state"]
+        self.observations[:, t + 1] = state[:, : self.observed_dim]
+        if t + 1 == self.episode_length:
+            self.final_states[:] = state  # s_T exactly as the environment computed it
         self.step += 1
 
 
@@ -119,6 +123,7 @@ class EpisodeActor:
             goal_ids=goal_ids,
             goal_embeddings=np.asarray(embeddings, np.float32),
             descriptions=np.zeros((0, 0), bool),
+            final_states=self._recorder.final_states.copy(),
             policy_step=self.policy_step,
             actor_id=self.actor_id,
         )

@@ -23,6 +23,8 @@ class EpisodeBatch:
         before any discovery).
       goal_embeddings: the embeddings the policy pursued them with, float32 [B, E].
       descriptions: the partner's descriptions of s_T over its goals, bool [B, partner goals].
+      final_states: s_T as the environment gave it, float32 [B, 2 (3 + 39 N)] (what the partner
+        describes and the reward memory stores; rebuilt from the observations if not given).
       policy_step: the learner's train step of the weights that played them.
       actor_id: which actor played them.
     """
@@ -32,8 +34,14 @@ class EpisodeBatch:
     goal_ids: np.ndarray
     goal_embeddings: np.ndarray
     descriptions: np.ndarray
+    final_states: np.ndarray | None = None
     policy_step: int = 0
     actor_id: int = 0
+
+    def __post_init__(self):
+        if self.final_states is None:
+            final = self.observations[:, -1]
+            self.final_states = np.concatenate([final, final - self.observations[:, 0]], axis=-1)
 
     def __len__(self) -> int:
         return len(self.observations)
@@ -44,12 +52,6 @@ class EpisodeBatch:
         return np.concatenate(
             [self.observations, self.observations - self.observations[:, :1]], axis=-1
         )
-
-    @property
-    def final_states(self) -> np.ndarray:
-        """s_T, float32 [B, 2 (3 + 39 N)]."""
-        final = self.observations[:, -1]
-        return np.concatenate([final, final - self.observations[:, 0]], axis=-1)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         arrays = {field.name: np.asarray(getattr(self, field.name))
@@ -68,6 +70,7 @@ class EpisodeBatch:
             goal_ids=arrays["goal_ids"].astype(np.int64),
             goal_embeddings=arrays["goal_embeddings"],
             descriptions=descriptions,
+            final_states=arrays["final_states"],
             policy_step=int(arrays["policy_step"]),
             actor_id=int(arrays["actor_id"]),
         )

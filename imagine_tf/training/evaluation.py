@@ -79,7 +79,8 @@ class PolicyEvaluator:
         episodes = EpisodeBatch(recorder.observations.copy(), recorder.actions.copy(),
                                 goal_ids=np.zeros(len(goals), np.int64),
                                 goal_embeddings=np.zeros((len(goals), 0), np.float32),
-                                descriptions=np.zeros((len(goals), 0), bool))  # fmt: skip
+                                descriptions=np.zeros((len(goals), 0), bool),
+                                final_states=recorder.final_states.copy())  # fmt: skip
         table = GoalTable.from_sentences(unique)
         return episodes, oracle.achieved(episodes.final_states, table, table.index(list(goals)))
 
