@@ -26,7 +26,8 @@ from tf_agents.specs import tensor_spec
 
 from imagine_tf.networks.actor_network import ActorNetwork
 
-EMPTY_KEY = -1  # keys of token sequences are >= 0: an empty slot never matches
+# Empty slots: above every key of a token sequence (< V^L), so they sort last and never match.
+EMPTY_KEY = np.iinfo(np.int64).max
 
 
 class GoalTokenActorNetwork(network.Network):
@@ -168,8 +169,11 @@ class GoalTokenActorNetwork(network.Network):
         if tf.executing_eagerly():
             self._check_goals(tokens.numpy(), keys.numpy())
         free = self.cache_capacity - count
-        self.keys.assign(tf.concat([keys, tf.fill([free], tf.constant(EMPTY_KEY, tf.int64))], 0))
-        self.embeddings.assign(tf.concat([embeddings, tf.zeros([free, self.embedding_units])], 0))
+        order = tf.argsort(keys)  # sorted keys: a lookup is a binary search (`goal_embedding`)
+        self.keys.assign(tf.concat([tf.gather(keys, order),
+                                    tf.fill([free], tf.constant(EMPTY_KEY, tf.int64))], 0))  # fmt: skip
+        self.embeddings.assign(tf.concat([tf.gather(embeddings, order),
+                                          tf.zeros([free, self.embedding_units])], 0))  # fmt: skip
 
     def _check_goals(self, tokens: np.ndarray, keys: np.ndarray) -> None:
         if tokens.size and (tokens.min() < 0 or tokens.max() >= self.vocabulary_size):
@@ -193,9 +197,10 @@ class GoalTokenActorNetwork(network.Network):
     def goal_embedding(self, tokens: tf.Tensor) -> tf.Tensor:
         """float32 [B, E] of token ids [B, L]: cached if the goal is, else the frozen encoder's."""
         tokens = tf.cast(tokens, tf.int64)
-        matches = tf.equal(self.goal_keys(tokens)[:, None], self.keys[None, :])  # [B, C]
-        hit = tf.reduce_any(matches, axis=-1)  # [B]
-        cached = tf.gather(self.embeddings, tf.argmax(tf.cast(matches, tf.int32), axis=-1))
+        keys = self.goal_keys(tokens)  # [B]
+        slots = tf.minimum(tf.searchsorted(self.keys, keys), self.cache_capacity - 1)  # [B]
+        hit = tf.equal(tf.gather(self.keys, slots), keys)  # [B]
+        cached = tf.gather(self.embeddings, slots)
 
         def with_encoder():
             missing = tf.where(tf.logical_not(hit))  # [M, 1]
