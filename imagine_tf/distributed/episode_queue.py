@@ -92,7 +92,7 @@ class EpisodeWriter:
         self.close()
 
 
-class EpisodeReader:
+class EpisodeReader(table_io.TableClient):
     """Takes items from the episode queue (the one reader: the learner).
 
     There must be one reader per queue: `take` samples the items the queue reports, and a
@@ -119,12 +119,7 @@ class EpisodeReader:
         Raises:
           ValueError: if `address` is not ``HOST:PORT``.
         """
-        parse_address(address)
-        self.address = address
-        self._client = reverb.Client(address)
-        self._table = table
-        self._deadline_s = deadline_s
-        self._poll_s = poll_s
+        super().__init__(address, table, deadline_s, poll_s)
 
     def size(self) -> int:
         """How many items wait in the queue.

@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 import reverb
 
+from imagine_tf.distributed.address import parse_address
 from imagine_tf.distributed.backoff import call_with_backoff, is_connection_error
 from imagine_tf.distributed.errors import ReplayServerUnavailable
 
@@ -194,3 +195,20 @@ class ItemWriter:
             self._writer.close()
             self._writer = None
             self._layout = None
+
+
+class TableClient:
+    """A client of one table of the replay server at ``address`` (what the readers and the
+    variable container share): the Reverb client, the retry deadline, the polling period.
+
+    Raises:
+      ValueError: if `address` is not ``HOST:PORT``.
+    """
+
+    def __init__(self, address: str, table: str, deadline_s: float, poll_s: float):
+        parse_address(address)
+        self.address = address
+        self._client = reverb.Client(address)
+        self._table = table
+        self._deadline_s = deadline_s
+        self._poll_s = poll_s

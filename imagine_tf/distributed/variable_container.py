@@ -11,17 +11,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import reverb
 
 from imagine_tf.distributed import codec, table_io
-from imagine_tf.distributed.address import parse_address
 from imagine_tf.distributed.errors import ReplayServerUnavailable
 from imagine_tf.distributed.replay_server import RUN_CONFIG_TABLE, VARIABLES_TABLE
 
 _RUN_CONFIG_KEY = "run_config"
 
 
-class VariableContainer:
+class VariableContainer(table_io.TableClient):
     """Pushes (learner) or pulls (actors) the variables and the run configuration.
 
     Not thread-safe: one container per thread.
@@ -49,13 +47,8 @@ class VariableContainer:
         Raises:
           ValueError: if `address` is not ``HOST:PORT``.
         """
-        parse_address(address)
-        self.address = address
-        self._client = reverb.Client(address)
-        self._table = table
+        super().__init__(address, table, deadline_s, poll_s)
         self._run_config_table = run_config_table
-        self._deadline_s = deadline_s
-        self._poll_s = poll_s
         self._writers = {
             name: table_io.ItemWriter(
                 self._client, address, name, deadline_s=deadline_s, poll_s=0.25
