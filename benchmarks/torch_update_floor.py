@@ -1,7 +1,7 @@
 """What the reference's network update costs on *this* CPU: a PyTorch proxy (not our stack).
 
-REFERENCE_SPEED.md timed the authors' PyTorch actor + critic update (batch 256, MA networks of
-REFERENCE_FACTS §6.1) at 22.7 ms isolated and 27.7 ms in the loop, on an "Intel Xeon" 2-vCPU
+We timed the authors' PyTorch actor + critic update (batch 256, MA networks of
+Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine) at 22.7 ms isolated and 27.7 ms in the loop, on an "Intel Xeon" 2-vCPU
 VM. This script rebuilds networks of the same shapes and parameter counts in PyTorch (our own
 code: the same layer sizes, not the authors' code) and times one DDPG update — target actor and
 critic, critic MSE step, actor −Q + action-L2 step, Adam — at one thread, and the reference's way
@@ -30,7 +30,7 @@ HIDDEN, OBJECTS, OBJECT_INPUT, GOAL, ACTION = 256, 3, 84, 100, 3
 
 
 class DeepSetsMA(nn.Module):
-    """x_i ⊙ σ(Dense(F)(g)) -> 256 -> N·F per object, sum, -> 256 -> out (§6.1 MA)."""
+    """x_i ⊙ σ(Dense(F)(g)) -> 256 -> N·F per object, sum, -> 256 -> out."""
 
     def __init__(self, feature_dim: int, outputs: int):
         super().__init__()
@@ -65,7 +65,7 @@ class Critic(nn.Module):
 
 
 class RewardMA(nn.Module):
-    """The MA reward of REFERENCE_FACTS §5.1: p_i = σ(Dense(1)(ReLU(Dense(100)(x_i ⊙ α(g))))), then
+    """The MA reward of Colas et al. 2020, IMAGINE; flowersteam/Imagine: p_i = σ(Dense(1)(ReLU(Dense(100)(x_i ⊙ α(g))))), then
     an OR over objects (here the max: the reference's OR net is a 353-parameter MLP, negligible)."""
 
     def __init__(self):

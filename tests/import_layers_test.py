@@ -1,4 +1,4 @@
-"""The one-direction import rule of STYLE.md §1, checked on the source (no imports executed)."""
+"""The one-direction import rule of the package layout (README, Layout), checked on the source (no imports executed)."""
 
 import ast
 import pathlib

@@ -3,7 +3,7 @@
 Episodes of the batched Playground (3 objects, 50 steps) towards goals of the grammar, produced by
 `imagine_tf.data.episodes` (scripted expert with action noise, smooth random actions, or a
 mixture). Every episode is seeded by its index, so a build is reproducible. Split: every 10th
-episode (index % 10 == 9) is `test`, the rest `train` (REFERENCE_FACTS §5.4).
+episode (index % 10 == 9) is `test`, the rest `train` (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 """
 
 from __future__ import annotations

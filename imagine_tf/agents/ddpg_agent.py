@@ -1,4 +1,4 @@
-"""DDPG as the reference trains it, on `tf_agents.agents.DdpgAgent` (REFERENCE_FACTS §6.2).
+"""DDPG as the reference trains it, on `tf_agents.agents.DdpgAgent` (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
 What differs from TF-Agents' defaults, and why:
 

@@ -1,4 +1,4 @@
-"""Whole-episode FIFO replay with goal-biased sampling (REFERENCE_FACTS §6.3).
+"""Whole-episode FIFO replay with goal-biased sampling (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
 Storage, per episode (ring buffer of `capacity` episodes, numpy):
 

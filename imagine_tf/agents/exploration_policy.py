@@ -1,4 +1,4 @@
-"""The reference's exploration: Gaussian noise, then uniformly random actions (REFERENCE_FACTS §6.2).
+"""The reference's exploration: Gaussian noise, then uniformly random actions (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
 a = π(s, g) + N(0, σ²) with σ = 0.2 (times the half-range of the action spec); then, per scene
 and per step, with probability ε = 0.3 the action is replaced by a uniform draw from the action

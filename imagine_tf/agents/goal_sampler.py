@@ -1,4 +1,4 @@
-"""Goal discovery and target sampling from the partner's feedback (REFERENCE_FACTS §6.4).
+"""Goal discovery and target sampling from the partner's feedback (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
 G_d, the discovered goals, are every training description the social partner ever gave, in
 discovery order (their ids are discovery indices, as the reference's). Targets are drawn

@@ -1,4 +1,4 @@
-"""Hindsight relabelling with a goal scorer, fully tensorized (REFERENCE_FACTS §6.3).
+"""Hindsight relabelling with a goal scorer, fully tensorized (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
 Per update, for B transitions and K = min(50, |G_d|) candidate goals (the same for the batch):
 

@@ -11,7 +11,7 @@ Measured, single process (numpy runs these ops on one core):
 
 Each figure is the median of `repeats` timed runs after one warm-up run (the core's best run is
 recorded too: this VM's speed drifts by ±10 % between runs). The reference figures
-are the authors' environment on this machine (REFERENCE_FACTS §9, the issue's targets).
+are the authors' environment on this machine (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine, the issue's targets).
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.policies.scripted_policy import ScriptedPolicy
 
 BATCH_SIZES = (1, 64, 1024)
-#: The authors' environment on this machine (ANCHORS §1.4): env steps, the partner per final
+#: The authors' environment on this machine (flowersteam/Imagine timed here): env steps, the partner per final
 #: state, the oracle per (state, goal) pair.
 REFERENCE = {
     "env_steps_per_s": 18_000,  # "≈ 16–20k/s per core"
     "partner_seconds_per_state": 0.12e-3,
-    "oracle_seconds_per_state_goal_pair": 90e-6,  # ANCHORS §1.4: one (state, goal) pair
+    "oracle_seconds_per_state_goal_pair": 90e-6,  # flowersteam/Imagine: one (state, goal) pair
 }
 TARGETS = {
     "env_steps_per_s_batch_1024": 1_000_000,

@@ -15,7 +15,7 @@ reward, N = 3), the single-process loop of `imagine-tf train`:
   the discovered goals are filled up to 50 (from the partner's goals) so that every update
   scores K = 50 candidates, as in steady state, and the update function is traced.
 
-The reference (REFERENCE_SPEED.md, this machine): 12 updates/s per core (55 ms relabelling +
+The reference (flowersteam/Imagine timed on this machine type): 12 updates/s per core (55 ms relabelling +
 28 ms actor / critic), 2,360 collection steps/s per core, ≈ 1,500 core-seconds per epoch,
 reward retraining 45–79 s.
 """

@@ -6,7 +6,7 @@ reward), and the flags is_first / is_last / is_terminal (never terminal: a time 
 Episode metadata: the target goal, its id in the goal list, the behaviour that produced it, and
 the social partner's descriptions of the final state (training goals only, what the agent hears).
 
-Behaviours (REFERENCE_FACTS §5.4):
+Behaviours (Colas et al. 2020, IMAGINE; flowersteam/Imagine):
   * "random": smooth random actions, a Gaussian-RBF generator with 10 bases per action
     dimension, σ = 3 steps, one basis every 6 steps, weights U(−1, 1), clipped to [−1, 1];
   * "scripted": the scripted expert towards the target goal with Gaussian action noise whose
@@ -144,5 +144,5 @@ def _generate_batch(spec, indices, table, partner, expert, config) -> list[dict]
 
 
 def is_test_episode(index: int) -> bool:
-    """The held-out episodes: every 10th (index % 10 == 9), as in the reference (§5.4)."""
+    """The held-out episodes: every 10th (index % 10 == 9), as in the reference."""
     return index % 10 == 9

@@ -1,4 +1,4 @@
-"""Supervised reward-learning data from a built `playground_trajectories` dataset (§5.4).
+"""Supervised reward-learning data from a built `playground_trajectories` dataset.
 
 * **train**: the final state s_T of every training episode, labelled for every goal by the
   oracle (positive iff the goal is true of s_T). Only training goals are ever sampled for

@@ -1,4 +1,4 @@
-"""World constants and the configuration of a Playground (REFERENCE_FACTS §1.3–1.5, §1.7)."""
+"""World constants and the configuration of a Playground (the authors' Playground, flowersteam/Imagine)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ EPISODE_LENGTH = 50
 
 
 class DistractorSampling(enum.Enum):
-    """How a distractor's (or an unconstrained object's) type is drawn (Ambiguity 2).
+    """How a distractor's (or an unconstrained object's) type is drawn (a choice of ours).
 
     UNIFORM_TYPES: uniform over the 32 types, no exact duplicate of (type, colour, shade,
       size class) in a scene: the paper's "uniformly sampled" and the TF1 code [T]. Default.

@@ -1,4 +1,4 @@
-"""The observation layout of §1.6 and its decoding into symbolic scene facts.
+"""The observation layout of the reference and its decoding into symbolic scene facts.
 
 One time step ``o_t`` is ``3 + 39 N`` values: the body (hand x, y, gripper ±1) then, per object,
 ``[one-hot type (32), x, y, size, R, G, B, grasped ±1]``. The agent sees ``s_t = [o_t, o_t − o_0]``,
@@ -82,7 +82,7 @@ class SceneFacts:
 
 
 def decode_observation(observation: np.ndarray) -> SceneFacts:
-    """Reads the symbolic facts of final states ``s_T`` (REFERENCE_FACTS §3.3–3.4).
+    """Reads the symbolic facts of final states ``s_T`` (the authors' Playground, flowersteam/Imagine).
 
     Args:
       observation: float array [B, 2 (3 + 39 N)] (or one state [2 (3 + 39 N)]).

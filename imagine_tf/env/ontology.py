@@ -1,6 +1,6 @@
 """The Playground's object ontology as plain data: types, families, categories, colours.
 
-Everything here is a constant of the world (REFERENCE_FACTS §1.1–1.3). The one-hot type order is
+Everything here is a constant of the world (the authors' Playground, flowersteam/Imagine). The one-hot type order is
 **alphabetical** (the choice of the authors' current code [H]); it fixes the layout of the 32-wide
 type block of each object in the observation.
 """
@@ -69,7 +69,7 @@ def names_of_type(type_name: str) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------------------------
-# Colours (REFERENCE_FACTS §1.2)
+# Colours (the authors' Playground, flowersteam/Imagine)
 # --------------------------------------------------------------------------------------------
 
 #: Colour names of the language, in index order.

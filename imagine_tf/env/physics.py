@@ -1,4 +1,4 @@
-"""The batched Playground core: B scenes of N objects as numpy arrays (REFERENCE_FACTS §1.3–1.6).
+"""The batched Playground core: B scenes of N objects as numpy arrays (the authors' Playground, flowersteam/Imagine).
 
 `PlaygroundCore` holds the state of B synchronous scenes and advances them all at once; there is
 no Python loop over scenes or objects in `step`. It knows no language: scenes are drawn from
@@ -15,7 +15,7 @@ One step, for every scene at once:
   5. growth: a living thing whose centre is closer than (size_l + size_s) / 2 to a supply that
      feeds it (animals: food or water; plants: water) grows by 0.04, capped at 0.34.
 
-Timing choice (Ambiguity 16): contact is checked on the positions *after* this step's move and
+Timing choice (ours): contact is checked on the positions *after* this step's move and
 carry, so growth can happen one step earlier than in the per-object loop of the reference code.
 """
 

@@ -122,7 +122,7 @@ class PlaygroundEnv(py_environment.PyEnvironment):
         self._pending_goals = batch
 
     def reset_with_goals(self, goals: Sequence[str] | GoalBatch) -> ts.TimeStep:
-        """Resets every scene with the given goals (REFERENCE_FACTS §1.7 ``reset_with_goal``)."""
+        """Resets every scene with the given goals (the authors' Playground, flowersteam/Imagine ``reset_with_goal``)."""
         self.set_goals(goals)
         return self.reset()
 

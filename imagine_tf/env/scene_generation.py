@@ -1,4 +1,4 @@
-"""Goal-conditioned scene generation (``reset_with_goal``, REFERENCE_FACTS §1.7), batched.
+"""Goal-conditioned scene generation (``reset_with_goal``, the authors' Playground, flowersteam/Imagine), batched.
 
 The environment package is language-free: a goal reaches it as `SceneConstraints`, the attribute
 constraints that the language side parsed out of the sentence. Object 0 is the goal's object (the
@@ -9,7 +9,7 @@ Choices (see docs/environment.md):
   * Distractor types follow `DistractorSampling` (default: uniform over the 32 types with no exact
     duplicate (type, colour, shade, size class), as in the paper and [T]).
   * An object whose goal fixes neither type nor category gets its type the same way, except the
-    object of a grow goal, whose category is uniform over {animal, plant} (§1.7).
+    object of a grow goal, whose category is uniform over {animal, plant}.
   * The supply of a grow goal is water for a plant, food or water (50/50) for an animal; its
     colour is random ([H]).
   * Relational goals: the pair's initial positions satisfy the relation strictly (e.g. right_of:

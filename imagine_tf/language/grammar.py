@@ -1,10 +1,10 @@
 """The goal grammar: the 255 achievable one-object goals, the 160 two-object goals, the split.
 
-REFERENCE_FACTS §3.1–3.2 and §3.5. Sentences start with a capitalised verb ("Go", "Grasp",
+the authors' Playground, flowersteam/Imagine Sentences start with a capitalised verb ("Go", "Grasp",
 "Grow"); names are the 32 types and the 5 categories; colours are red, blue, green.
 
 * One-object goals (255): 9 Go + 151 Grasp + 95 Grow. A goal is a **test** goal when it contains
-  one of the substrings of §3.2 (191 train / 64 test), and each test goal has a generalization
+  one of the reference's substrings (191 train / 64 test), and each test goal has a generalization
   type 1–5. "Grow red tree" matches both Type 1 ("red tree") and Type 5; as in the paper's
   table it is Type 5.
 * Two-object (relational) goals (160): "Grasp any <rel> <X> thing", rel in {right_of, left_of,
@@ -25,7 +25,7 @@ from imagine_tf.env.scene_generation import RELATION_WORDS
 GO, GRASP, GROW = "Go", "Grasp", "Grow"
 
 #: Go goals and their zones on the final hand position: (x_low, x_high, y_low, y_high),
-#: all strict inequalities, None for an open side (REFERENCE_FACTS §2).
+#: all strict inequalities, None for an open side (the authors' Playground, flowersteam/Imagine).
 GO_ZONES: dict[str, tuple[float | None, float | None, float | None, float | None]] = {
     "Go left": (None, -0.05, None, None),
     "Go right": (0.05, None, None, None),
@@ -72,7 +72,7 @@ def relational_goals() -> tuple[str, ...]:
 
 
 # ------------------------------------------------------------------------------------------------
-# Train / test split (REFERENCE_FACTS §3.2)
+# Train / test split (the authors' Playground, flowersteam/Imagine)
 # ------------------------------------------------------------------------------------------------
 _ANY_COLOUR = ("red", "blue", "green", "any")
 _PLANT_NAMES = ontology.PLANTS + ("plant", "living_thing")
@@ -122,7 +122,7 @@ def generalization_type(sentence: str) -> int | None:
 
 
 def is_test_goal(sentence: str) -> bool:
-    """True for the held-out goals (one-object rule of §3.2, or the two relational test goals)."""
+    """True for the held-out goals (one-object rule of the reference, or the two relational test goals)."""
     return sentence in RELATIONAL_TEST_GOALS or generalization_type(sentence) is not None
 
 

@@ -1,4 +1,4 @@
-"""The oracle: a vectorised predicate (final state, goal) -> bool (REFERENCE_FACTS §3.4, §3.5).
+"""The oracle: a vectorised predicate (final state, goal) -> bool (the authors' Playground, flowersteam/Imagine).
 
 Reads what the goal means from a `GoalTable` and what the scene is from `SceneFacts`:
 

@@ -1,4 +1,4 @@
-"""The social partner: every true description of a final state (REFERENCE_FACTS §3.3).
+"""The social partner: every true description of a final state (the authors' Playground, flowersteam/Imagine).
 
 The partner *generates* sentences from what it perceives, following the reference's rules,
 independently of the oracle (which *checks* goals); a property test asserts that both agree.

@@ -1,4 +1,4 @@
-"""Vocabulary and tokenizer for goal sentences (REFERENCE_FACTS §4).
+"""Vocabulary and tokenizer for goal sentences (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 Tokenization lower-cases and splits on spaces. Index 0 is padding (appended at the end); words
 get indices 1..V in sorted order. The default vocabulary is built from the train + test

@@ -1,4 +1,4 @@
-"""The deterministic actor π(s, g) of DDPG, with MA / FA / FC bodies (REFERENCE_FACTS §6.1).
+"""The deterministic actor π(s, g) of DDPG, with MA / FA / FC bodies (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
 * **MA**: β = σ(Dense(84)(g)); z_i = ReLU(Dense(N·84)(ReLU(Dense(256)(x_i ⊙ β)))); a =
   tanh(Dense(3)(ReLU(Dense(256)(Σ_i z_i)))). 160,547 parameters for N = 3.

@@ -1,4 +1,4 @@
-"""The critic Q(s, a, g) of DDPG, with MA / FA / FC bodies (REFERENCE_FACTS §6.1).
+"""The critic Q(s, a, g) of DDPG, with MA / FA / FC bodies (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
 * **MA**: γ = σ(Dense(87)(g)); z_i = ReLU(Dense(N·87)(ReLU(Dense(256)([x_i, a] ⊙ γ)))); Q =
   Dense(1)(ReLU(Dense(256)(Σ_i z_i))). Each object module sees the action. 165,721 parameters

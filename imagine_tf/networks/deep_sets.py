@@ -1,4 +1,4 @@
-"""Object-centred views of the Playground state for Deep Sets networks (REFERENCE_FACTS §5.1).
+"""Object-centred views of the Playground state for Deep Sets networks (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 The state is s = [o_t, o_t − o_0], with o_t = body (3) + N objects × 39. A Deep Sets module
 sees one object at a time: x_i = [body, Δbody, obj_i, Δobj_i] (3 + 3 + 39 + 39 = 84 values, in
@@ -71,7 +71,7 @@ def pair_relations(objects: tf.Tensor, first: list[int], second: list[int]) -> t
     """Relation features r_ij = [ReLU(p⁰_i − p⁰_j), ReLU(p⁰_j − p⁰_i)] of ordered pairs: [..., P, 4].
 
     p⁰ = (x, y) − (Δx, Δy) is an object's initial position (the two-object goals are about
-    initial positions, REFERENCE_FACTS §3.5). The difference is split into its positive and
+    initial positions, the authors' Playground, flowersteam/Imagine). The difference is split into its positive and
     negative parts because a sigmoid gate can only scale an input by (0, 1), never flip its
     sign: with p⁰_i − p⁰_j alone, "right_of" and "left_of" need the same hidden units to
     respond to opposite signs. With the split, a word's gate selects the direction (right_of:
@@ -110,7 +110,7 @@ def pair_inputs(
 
 
 class DeepSetsTrunk(tf.keras.layers.Layer):
-    """The goal-conditioned body shared by the actor and the critic (REFERENCE_FACTS §6.1).
+    """The goal-conditioned body shared by the actor and the critic (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
     * ``ma``: x_i ⊙ σ(Dense(F)(g)) -> ReLU(Dense(H)) -> ReLU(Dense(latent)) per object (shared
       weights), **sum over objects**, -> ReLU(Dense(H)). Any N: the sum has the latent width.

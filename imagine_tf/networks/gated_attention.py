@@ -1,4 +1,4 @@
-"""Gated attention: features gated by the goal, sigmoid(Dense(g)) ⊙ x (REFERENCE_FACTS §5.1)."""
+"""Gated attention: features gated by the goal, sigmoid(Dense(g)) ⊙ x (Colas et al. 2020, IMAGINE; flowersteam/Imagine)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def final_dense(units: int, init: str, activation=None, name: str | None = None)
     ``init="small_uniform"``: kernel and bias from U(−3·10⁻³, 3·10⁻³), as the DDPG paper
     (Lillicrap et al. 2016) and TF-Agents' actor and critic networks, so the first policy's
     actions are ≈ 0 and its exploration is the noise's. ``"he_uniform"``: the reference's
-    (REFERENCE_FACTS §5.1), with which the untrained actor's tanh saturates: for seed 0 every
+    (Colas et al. 2020, IMAGINE; flowersteam/Imagine), with which the untrained actor's tanh saturates: for seed 0 every
     epoch-0 episode, exploring or not, ends with the hand against the left wall (x = −1.2), so
     the first goals discovered are all on one side.
     """

@@ -3,7 +3,7 @@
 Both are `tf_agents.networks.Network`s whose observation is ``{"state": float32 [D], "goal":
 int [L] token ids}`` (the `PlaygroundEnv` observation). The goal goes through a **frozen** copy
 of the reward model's `SentenceEncoder` (no gradient from the policy into the language model,
-REFERENCE_FACTS §4); `set_encoder_weights` copies the reward model's weights in after each
+Colas et al. 2020, IMAGINE; flowersteam/Imagine); `set_encoder_weights` copies the reward model's weights in after each
 reward-model update. A network built with a float goal spec [E] takes embeddings computed
 beforehand (the replay can store embeddings, as the reference does) and skips the encoder.
 

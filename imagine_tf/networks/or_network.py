@@ -1,4 +1,4 @@
-"""NN^OR: a frozen, pretrained soft OR over n probabilities (REFERENCE_FACTS §5.2).
+"""NN^OR: a frozen, pretrained soft OR over n probabilities (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 n → 16 tanh → 16 tanh → 1 sigmoid, then y ← 0.98·y + 0.01 (keeps the log-loss finite).
 

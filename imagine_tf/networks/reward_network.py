@@ -1,6 +1,6 @@
 """Reward networks: P(goal achieved | state, goal) with the MA, FA, FC and MA-pairs heads.
 
-REFERENCE_FACTS §5.1 (s = 240-d state for N = 3, g = the 100-d LSTM embedding, σ = sigmoid):
+Colas et al. 2020, IMAGINE; flowersteam/Imagine (s = 240-d state for N = 3, g = the 100-d LSTM embedding, σ = sigmoid):
 
 * **MA** (modular attention): α = σ(Dense(84)(g)); p_i = σ(Dense(1)(ReLU(Dense(100)(x_i ⊙ α))))
   with the weights shared across objects; R = OR(p_1..p_N). Works for any N: the object
@@ -8,12 +8,12 @@ REFERENCE_FACTS §5.1 (s = 240-d state for N = 3, g = the 100-d LSTM embedding, 
 * **FA** (flat attention): α = σ(Dense(2D)(g)); R = σ(Dense(1)(ReLU(Dense(100)(s ⊙ α)))).
 * **FC** (flat concatenation): R = σ(Dense(1)(ReLU(Dense(100)([s, g])))).
   FA and FC read the whole flat state, whose size 2 (3 + 39 N) fixes N.
-* **MA-pairs** (two-object goals, §3.5): one module per unordered pair of objects, C(N, 2)
+* **MA-pairs** (two-object goals): one module per unordered pair of objects, C(N, 2)
   modules sharing weights, OR on top. Module input: x_ij = [body, Δbody, obj_i, Δobj_i, obj_j,
   Δobj_j] (162 values), gated by α = σ(Dense(162)(g)). A pair has no natural order, so each
   module scores both orders and keeps the larger: p_ij = max(f(x_ij), f(x_ji)). This keeps
   the paper's C(N, 2) modules *and* makes the network invariant to permutations of objects.
-  ``pair_gate`` chooses the gate (the paper does not say, REFERENCE_FACTS ambiguity 15):
+  ``pair_gate`` chooses the gate (the paper does not say):
   ``"per_slot"`` (default) learns one gate per input value, α = σ(Dense(162)(g));
   ``"shared"`` learns MA's gate, α = σ(Dense(84)(g)) over [body, Δbody, obj, Δobj], and applies
   its object part to both objects, so a word means the same features in either slot. In the

@@ -1,4 +1,4 @@
-"""The language model: goal sentence -> 100-d embedding with an LSTM (REFERENCE_FACTS §4).
+"""The language model: goal sentence -> 100-d embedding with an LSTM (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 `SentenceEncoder` tokenizes **in the graph** from plain strings (lower-case, split on spaces,
 a fixed vocabulary stored in the layer's config), so an exported model takes goal strings. It

@@ -1,4 +1,4 @@
-"""Reward-model updates during RL, from the reward memory (REFERENCE_FACTS §5.3).
+"""Reward-model updates during RL, from the reward memory (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 An update: hold out the most recent min(n_new, 120) final states; train up to 100 "epochs" of
 200 balanced batches of 512 (`RewardMemory.batches`); after each epoch measure the mean per-goal
@@ -26,7 +26,7 @@ from imagine_tf.reward.supervised_training import f1_per_goal, make_train_step, 
 
 @dataclasses.dataclass(frozen=True)
 class CoLearningConfig:
-    """Hyperparameters of one reward update (defaults: §5.3)."""
+    """Hyperparameters of one reward update (defaults: the reference's)."""
 
     batch_size: int = 512
     batches_per_epoch: int = 200

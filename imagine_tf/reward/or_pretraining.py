@@ -1,4 +1,4 @@
-"""Pretraining of the OR network on synthetic data (REFERENCE_FACTS §5.2).
+"""Pretraining of the OR network on synthetic data (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 Data: 500,000 points, balanced, each sorted largest first (the OR layer sorts its inputs). Positives are points of U[0, 1]^n whose max is > 0.5;
 negatives are points of U[0, 0.5]^n. Loss: binary cross-entropy on the rescaled output

@@ -1,4 +1,4 @@
-"""The reward model's memory during co-learning (REFERENCE_FACTS §5.3).
+"""The reward model's memory during co-learning (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 A FIFO of the last 50,000 final states s_T, each with its **positive** goals (the partner's
 descriptions, as discovered-goal ids) and its **negative** goals (the goals discovered by then

@@ -1,4 +1,4 @@
-"""Supervised training of a reward network, and its F1 evaluation (REFERENCE_FACTS §5.4).
+"""Supervised training of a reward network, and its F1 evaluation (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 Recipe: batches of 512 balanced examples (`imagine_tf.data.supervised.training_batches`),
 binary cross-entropy computed from the network's logits (`RewardNetwork.logits`; through the
@@ -40,7 +40,7 @@ DEFAULT_LEARNING_RATE = {"ma": 1e-3, "ma_pairs": 1e-3, "fa": 1e-4, "fc": 1e-4}
 
 @dataclasses.dataclass(frozen=True)
 class TrainingConfig:
-    """Hyperparameters of a supervised run (defaults: §5.4)."""
+    """Hyperparameters of a supervised run (defaults: the paper's)."""
 
     architecture: str = "ma"
     learning_rate: float | None = None  # None: 1e-3 (MA, MA-pairs) or 1e-4 (FA, FC)

@@ -1,6 +1,6 @@
 """`EpisodeActor`: plays cycles of B episodes with the current policy and asks the partner.
 
-One cycle (the reference's per-cycle rollouts, Colas et al. 2020 §3): draw B target goals
+One cycle (the reference's per-cycle rollouts, Colas et al. 2020): draw B target goals
 uniformly among the discovered goals (before any discovery: goals drawn by the environment,
 pursued with an N(0, 1) "Random Goal" embedding); with probability 0.1 play noise-free
 ("exploit"), else explore; play one episode per scene of a batched `PlaygroundEnv` with a

@@ -1,7 +1,7 @@
 """What the noise-free policy did in its Grow episodes: the measured reason Grow goals fail.
 
 A Grow goal takes two skills in a row: grasp a supply (water, or food for an animal) and bring
-it onto the living thing, or carry the living thing onto the supply (REFERENCE_FACTS §1.3). An
+it onto the living thing, or carry the living thing onto the supply (the authors' Playground, flowersteam/Imagine). An
 episode is put in the first class that fits, from what the hand held at any step:
 
 * ``achieved``: the oracle says the goal holds at s_T;

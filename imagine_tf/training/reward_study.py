@@ -1,6 +1,6 @@
 """Multi-seed reward-model studies and their report (`imagine-tf reward study | report`).
 
-The paper's two supervised experiments (REFERENCE_FACTS §5.4, §8):
+The paper's two supervised experiments (Colas et al. 2020, IMAGINE; flowersteam/Imagine):
 
 * **generalization** — MA, FA and FC on the one-object goals (191 train / 64 test), F1 on the
   train goals, the test goals, the test goals without Type 2 ("flower", a word never heard in
@@ -9,7 +9,7 @@ The paper's two supervised experiments (REFERENCE_FACTS §5.4, §8):
   train goals, F1 reported as in Table 1 on the Grasp goals (11 one-object and 2 two-object
   test goals). The one-object Go and Grow train goals stay in training: "Grow any fly" and
   "Grow any animal" are the only places where the words of the Type 4 test goals "Grasp any
-  fly" / "Grasp any animal" are heard as one-object goals (REFERENCE_FACTS §3.2); a study on
+  fly" / "Grasp any animal" are heard as one-object goals (the authors' Playground, flowersteam/Imagine); a study on
   the Grasp goals alone (the ``grasp`` goal set) never hears them, and scored 0.00 on the fly
   goals.
 

@@ -1,4 +1,4 @@
-"""The physics rules of REFERENCE_FACTS §1.3–1.5, one by one, on hand-made scenes."""
+"""The physics rules of the authors' Playground, flowersteam/Imagine, one by one, on hand-made scenes."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Goal-conditioned scene generation (REFERENCE_FACTS §1.7)."""
+"""Goal-conditioned scene generation (the authors' Playground, flowersteam/Imagine)."""
 
 import numpy as np
 import pytest

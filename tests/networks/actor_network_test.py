@@ -1,4 +1,4 @@
-"""Actor networks: §6.1 parameter counts, bounds, Deep Sets invariance, any N, frozen encoder."""
+"""Actor networks: the paper's parameter counts, bounds, Deep Sets invariance, any N, frozen encoder."""
 
 import numpy as np
 import pytest

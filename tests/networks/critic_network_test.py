@@ -1,4 +1,4 @@
-"""Critic networks: §6.1 parameter counts, Deep Sets invariance, any N, target copies."""
+"""Critic networks: the paper's parameter counts, Deep Sets invariance, any N, target copies."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Reward networks: shapes, parameter counts (§5.1), config round trip, Deep Sets invariance."""
+"""Reward networks: shapes, parameter counts, config round trip, Deep Sets invariance."""
 
 import numpy as np
 import pytest
