@@ -16,14 +16,14 @@ import json
 import pathlib
 import sys
 
+from imagine_tf.cli.common import UsageError, add_gin_flags, limit_threads, parse_gin
+
 DEFAULT_PORT = 8000
 
 
 def _train_config(args: argparse.Namespace, root_dir: str | None):
-    """The gin-bound `TrainConfig`: the gin flags, else the run's config.gin, else defaults."""
-    import gin
-
-    from imagine_tf.training.config import TrainConfig
+    """The gin-bound `TrainConfig`: the gin flags, else the run's config.gin; None if neither."""
+    from imagine_tf.training import train_eval
     from imagine_tf.training.run_layout import RunLayout
 
     files = list(args.gin_file)
@@ -31,22 +31,13 @@ def _train_config(args: argparse.Namespace, root_dir: str | None):
         files = [str(RunLayout(root_dir).run_gin)]
     if not (files or args.gin_binding):
         return None
-    try:
-        gin.parse_config_files_and_bindings(files, args.gin_binding)
-    except (IOError, ValueError) as error:
-        raise UsageError(f"bad gin configuration: {error}") from None
-    return TrainConfig()
-
-
-class UsageError(Exception):
-    """A mistake in the command line (exit 2)."""
+    parse_gin(argparse.Namespace(gin_file=files, gin_binding=args.gin_binding), train_eval)
+    return train_eval.TrainConfig()
 
 
 def _replay_server_command(args: argparse.Namespace) -> int:
     from imagine_tf.distributed.replay_server import serve_forever
     from imagine_tf.training.config import TrainConfig
-
-    import imagine_tf.training.train_eval  # noqa: F401 - registers TrainConfig with gin
 
     config = _train_config(args, args.root_dir) or TrainConfig()
     root = pathlib.Path(args.root_dir)
@@ -66,7 +57,7 @@ def _learner_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import train_eval
 
     checked_address(args.replay_server)  # before TensorFlow starts
-    _limit_threads(args.threads)
+    limit_threads(args.threads)
     if _train_config(args, args.root_dir) is None:
         raise UsageError(f"no configuration: give --gin-file (or resume a run: {args.root_dir} "
                          "has no config.gin)")  # fmt: skip
@@ -81,12 +72,10 @@ def _actor_command(args: argparse.Namespace) -> int:
     from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
     from imagine_tf.training.actor_process import run_actor
 
-    import imagine_tf.training.train_eval  # noqa: F401 - registers TrainConfig with gin
-
     checked_address(args.replay_server)
     if args.actor_id < 0:
         raise UsageError(f"--actor-id must be >= 0, got {args.actor_id}.")
-    _limit_threads(args.threads)
+    limit_threads(args.threads)
     config = _train_config(args, None)
     stop = StopSignal()
 
@@ -100,15 +89,7 @@ def _actor_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _limit_threads(threads: int | None) -> None:
-    if threads:
-        import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(threads)
-
-
-def add_commands(commands, add_gin_flags) -> None:
+def add_commands(commands) -> None:
     """Adds replay-server, learner and actor to the `imagine-tf` subcommands."""
     server = commands.add_parser("replay-server", help="the Reverb replay server of a run")
     server.add_argument("--root-dir", "--root_dir", required=True,

@@ -35,15 +35,10 @@ import pathlib
 import sys
 from typing import Sequence
 
-from imagine_tf.cli import distributed_commands
-from imagine_tf.data.supervised import GOAL_SETS
-from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
-from imagine_tf.training.checkpoint_snapshot import SnapshotError
+from imagine_tf.cli import distributed_commands, reward_commands
+from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, add_gin_flags, limit_threads, parse_gin
 from imagine_tf.training.run_fork import ForkError
 from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
-
-# What reading a run directory raises for a user's mistake or a run that has no checkpoint yet.
-RUN_READ_ERRORS = (FileNotFoundError, ValueError, SnapshotError)
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -55,10 +50,6 @@ DEMO_GOALS = (
     "Grow any animal",
     "Grasp any right_of dog thing",
 )
-
-
-class UsageError(Exception):
-    """A mistake in the command line; printed without a traceback."""
 
 
 def _goals_command(args: argparse.Namespace) -> int:
@@ -95,24 +86,6 @@ def _goals_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_gin(args: argparse.Namespace, module=None) -> None:
-    """Applies --gin-file / --gin-binding (configs/*.gin bind `make_env`, `train_reward_model`).
-
-    `module` is imported first so that its configurables are registered (default: playground).
-    """
-    if not (args.gin_file or args.gin_binding):
-        return
-    import gin
-
-    if module is None:
-        import imagine_tf.playground  # noqa: F401 - registers the configurables
-
-    try:
-        gin.parse_config_files_and_bindings(args.gin_file, args.gin_binding)
-    except (IOError, ValueError) as error:
-        raise UsageError(f"bad gin configuration: {error}") from None
-
-
 def _play_command(args: argparse.Namespace) -> int:
     from imagine_tf.language import grammar  # checks first: no TensorFlow import for a typo
 
@@ -127,7 +100,7 @@ def _play_command(args: argparse.Namespace) -> int:
     from imagine_tf.env.rendering import render_states, write_episode
     from imagine_tf.playground import play
 
-    _parse_gin(args)
+    parse_gin(args)
     try:
         result = play(
             [goal],
@@ -167,7 +140,7 @@ def _demo_command(args: argparse.Namespace) -> int:
 
     from imagine_tf.language import grammar
 
-    _parse_gin(args)
+    parse_gin(args)
     os.makedirs(args.out_dir, exist_ok=True)
     # One batch of one-object goals, one of two-object goals (whose partner also describes
     # spatial relations).
@@ -185,177 +158,6 @@ def _demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_counts(text: str) -> list[int]:
-    """ "2-10,15,21" -> [2, 3, ..., 10, 15, 21]."""
-    counts = []
-    try:
-        for part in text.split(","):
-            low, _, high = part.partition("-")
-            counts += list(range(int(low), int(high or low) + 1))
-    except ValueError:
-        raise UsageError(f"--num-inputs takes counts like '2-10,15', got {text!r}.") from None
-    if not counts or min(counts) < 2:
-        raise UsageError(f"OR nets need >= 2 inputs, got {text!r}.")
-    return counts
-
-
-def _pretrain_or_command(args: argparse.Namespace) -> int:
-    import time
-
-    from tqdm import tqdm
-
-    from imagine_tf.networks import or_network
-    from imagine_tf.reward.or_pretraining import or_accuracy, pretrain_or_network
-
-    counts = _parse_counts(args.num_inputs)
-    out_dir = pathlib.Path(args.out_dir) if args.out_dir else or_network.CACHE_DIR
-    todo = [n for n in counts if args.force or not or_network.weights_path(n, out_dir).exists()]
-    for n in sorted(set(counts) - set(todo)):
-        print(f"n = {n}: {or_network.weights_path(n, out_dir)} exists (use --force to redo)")
-    for n in tqdm(todo, desc="OR nets", unit="net", disable=not todo):
-        start = time.perf_counter()
-        weights = pretrain_or_network(
-            n,
-            num_points=args.points,
-            epochs=args.epochs,
-            batch_size=args.batch_size,
-            seed=args.seed,
-        )
-        path = or_network.save_or_weights(weights, out_dir)
-        tqdm.write(
-            f"n = {n}: accuracy {or_accuracy(weights):.4f} on U[0,1]^{n}, "
-            f"{time.perf_counter() - start:.1f} s -> {path}"
-        )
-    return 0
-
-
-def _dataset_build_command(args: argparse.Namespace) -> int:
-    import time
-
-    from imagine_tf.training.dataset_build import build_dataset
-
-    start = time.perf_counter()
-    try:
-        builder, directory = build_dataset(args.config, args.data_dir, args.num_episodes)
-    except (ValueError, FileNotFoundError) as error:
-        raise UsageError(str(error)) from None
-    splits = {name: info.num_examples for name, info in builder.info.splits.items()}
-    print(f"Built {directory} in {time.perf_counter() - start:.1f} s: {splits}")
-    return 0
-
-
-def _reward_train_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training import reward_recipe
-
-    directory = _prepared_dataset(args)
-    _parse_gin(args, reward_recipe)
-    overrides = {
-        key: value
-        for key, value in {
-            "architecture": args.arch,
-            "goal_set": args.goal_set,
-            "seed": args.seed,
-            "max_training_seconds": args.max_seconds,
-            "max_epochs": args.max_epochs,
-            "max_train_episodes": args.max_train_episodes,
-            "max_test_episodes": args.max_test_episodes,
-        }.items()
-        if value is not None
-    }
-    metrics = reward_recipe.train_reward_model(str(directory), args.root_dir, **overrides)
-    summary = metrics["summary"]
-    print(json.dumps({"root_dir": args.root_dir, "epochs": metrics["epochs"],
-                      "training_seconds": round(metrics["training_seconds"], 1),
-                      "one_object": summary["one_object"], "two_object": summary["two_object"]}, indent=1))  # fmt: skip
-    return 0
-
-
-def _limit_threads(threads: int | None) -> None:
-    """Limits TensorFlow to ``threads`` threads (before it starts); None keeps all cores."""
-    if threads:
-        import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(threads)
-
-
-def _reward_study_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.reward_study import format_study, run_reward_study
-
-    if args.ensemble_size < 1:  # before the dataset is prepared
-        raise UsageError(f"--ensemble-size must be >= 1, got {args.ensemble_size}.")
-    directory = _prepared_dataset(args)
-    _limit_threads(args.threads)
-    report = run_reward_study(
-        directory,
-        args.root_dir,
-        study=args.study,
-        seeds=args.seeds,
-        architectures=args.arch,
-        max_epochs=args.max_epochs,
-        patience=args.patience,
-        max_training_seconds=args.max_seconds,
-        max_test_episodes=args.max_test_episodes,
-        validation_fraction=args.validation_fraction,
-        command=_study_command(args),
-        goal_set=args.goal_set,
-        normalize_goal=args.normalize_goal,
-        pair_gate=args.pair_gate,
-        pair_relations=args.pair_relations,
-        ensemble_size=args.ensemble_size,
-    )
-    print(format_study(report))
-    return 0
-
-
-def _study_command(args: argparse.Namespace) -> str:
-    """The `reward study` command line of these arguments (one seed per run is recorded)."""
-    parts = ["imagine-tf reward study", f"--study {args.study}", f"--root-dir {args.root_dir}",
-             f"--max-epochs {args.max_epochs}", f"--patience {args.patience}",
-             f"--validation-fraction {args.validation_fraction}"]  # fmt: skip
-    for flag, value in (("--arch", " ".join(args.arch or [])), ("--seeds", " ".join(map(str, args.seeds))),
-                        ("--max-seconds", args.max_seconds), ("--max-test-episodes", args.max_test_episodes),
-                        ("--threads", args.threads), ("--dataset-dir", args.dataset_dir),
-                        ("--goal-set", args.goal_set)):  # fmt: skip
-        if value:
-            parts.append(f"{flag} {value}")
-    if args.normalize_goal:
-        parts.append("--normalize-goal")
-    if args.pair_gate != "per_slot":
-        parts.append(f"--pair-gate {args.pair_gate}")
-    if args.pair_relations:
-        parts.append("--pair-relations")
-    if args.ensemble_size > 1:
-        parts.append(f"--ensemble-size {args.ensemble_size}")
-    return " ".join(parts)
-
-
-def _reward_report_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.earlier_report import read_earlier_report
-    from imagine_tf.training.reward_study import (
-        collect_study,
-        format_study,
-        merge_reports,
-        plot_study,
-        write_report,
-    )
-
-    try:
-        report = collect_study(args.root_dir)
-        if args.include:
-            report = merge_reports(report, read_earlier_report(args.include))
-    except (FileNotFoundError, ValueError) as error:
-        raise UsageError(str(error)) from None
-    if args.out:
-        command = f"imagine-tf reward report --root-dir {args.root_dir} --out {args.out}"
-        command += f" --include {args.include}" if args.include else ""
-        write_report(report, args.out, command + (f" --plot {args.plot}" if args.plot else ""))
-    if args.plot:
-        plot_study(report, args.plot, args.columns)
-    print(format_study(report, args.columns))
-    return 0
-
-
 def _train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import run_layout, train_eval
 
@@ -363,7 +165,7 @@ def _train_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")
     if args.actors is not None and args.actors < 1:
         raise UsageError(f"--actors must be >= 1, got {args.actors} (leave it out: one process).")
-    _limit_threads(args.threads)
+    limit_threads(args.threads)
     run_gin = pathlib.Path(args.root_dir) / run_layout.RUN_GIN
     if not (args.gin_file or args.gin_binding or args.fork_from) and run_gin.exists():
         args.gin_file = [str(run_gin)]  # a resume with no gin flags keeps the run's own gin
@@ -372,7 +174,7 @@ def _train_command(args: argparse.Namespace) -> int:
         )
     if args.num_epochs:  # a binding, so that the run's config.gin keeps it
         args.gin_binding = [*(args.gin_binding or []), f"train_eval.num_epochs = {args.num_epochs}"]
-    _parse_gin(args, train_eval)
+    parse_gin(args, train_eval)
     logs = train_eval.train_eval(args.root_dir, fork_from=args.fork_from, actors=args.actors or 0,
                                  port=args.port)  # fmt: skip
     print(
@@ -510,43 +312,10 @@ def _eval_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prepared_dataset(args: argparse.Namespace):
-    from imagine_tf.training.dataset_build import dataset_dir
-
-    directory = pathlib.Path(args.dataset_dir or dataset_dir(args.data_dir, args.config))
-    if not (directory / "dataset_info.json").exists():
-        raise UsageError(
-            f"No prepared dataset at {directory}. Build one with `imagine-tf dataset build "
-            f"--config {args.config}` (or pass --dataset-dir)."
-        )
-    return directory
-
-
-def _reward_tune_command(args: argparse.Namespace) -> int:
-    from imagine_tf.data.supervised import goal_set, load_supervised_data
-    from imagine_tf.tuning.reward_tuning import format_results, tune_reward_model
-
-    directory = _prepared_dataset(args)
-    data = load_supervised_data(directory, goal_set(args.goal_set), args.max_train_episodes, 1)
-    results = tune_reward_model(
-        data,
-        args.root_dir,
-        architecture=args.arch,
-        tuner=args.tuner,
-        max_trials=args.max_trials,
-        max_epochs=args.max_epochs,
-        batches_per_epoch=args.batches_per_epoch,
-        seed=args.seed,
-    )
-    print(format_results(results))
-    print(f"Saved to {args.root_dir}/tuning_results_{args.arch}.json")
-    return 0
-
-
 def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
 
-    _limit_threads(args.threads)
+    limit_threads(args.threads)
     if args.target == "train":
         from imagine_tf.benchmarks.train_bench import run_train_benchmark
 
@@ -590,17 +359,6 @@ def _bench_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_gin_flags(parser: argparse.ArgumentParser) -> None:
-    """--gin-file / --gin-binding, also in TF-Agents' spelling (--gin_file, --gin_bindings)."""
-    parser.add_argument(
-        "--gin-file", "--gin_file", action="append", default=[], help="e.g. configs/playground.gin"
-    )
-    parser.add_argument(
-        "--gin-binding", "--gin_binding", "--gin_bindings", "--gin-bindings", action="append",
-        default=[], help='e.g. "make_env.num_objects = 5"',
-    )  # fmt: skip
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="imagine-tf",
@@ -624,118 +382,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--out", help="write the episode as .gif (or last frame as .png)")
     play.add_argument("--json", action="store_true")
     play.add_argument("--save-state", help="write the final state s_T as .npy [1, D] (for `score`)")
-    _add_gin_flags(play)
+    add_gin_flags(play)
     play.set_defaults(run=_play_command)
 
     demo = commands.add_parser("demo", help="play a few goals with the scripted expert")
     demo.add_argument("--out-dir", default=os.path.join("outputs", "demo"))
     demo.add_argument("--seed", type=int, default=0)
-    _add_gin_flags(demo)
+    add_gin_flags(demo)
     demo.set_defaults(run=_demo_command)
 
-    reward = commands.add_parser("reward", help="the learned reward model")
-    reward_commands = reward.add_subparsers(dest="reward_command", required=True)
-    pretrain = reward_commands.add_parser(
-        "pretrain-or", help="pretrain the frozen OR networks (cached; skips existing ones)"
-    )
-    pretrain.add_argument("--num-inputs", default="2-10,15,21,28,36,45", help="e.g. 2-10,15")
-    pretrain.add_argument("--out-dir", help="default: ~/.cache/imagine_tf/or_weights")
-    pretrain.add_argument("--points", type=int, default=500_000)
-    pretrain.add_argument("--epochs", type=int, default=15)
-    pretrain.add_argument("--batch-size", type=int, default=1024)
-    pretrain.add_argument("--seed", type=int, default=0)
-    pretrain.add_argument("--force", action="store_true", help="retrain existing nets")
-    pretrain.set_defaults(run=_pretrain_or_command)
-
-    train = reward_commands.add_parser("train", help="supervised training on the TFDS dataset")
-    train.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"))
-    train.add_argument(
-        "--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)"
-    )
-    train.add_argument("--config", default="scripted_mixture", help="dataset config")
-    train.add_argument("--data-dir", default="~/tensorflow_datasets")
-    train.add_argument(
-        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
-    )
-    train.add_argument("--seed", type=int)
-    train.add_argument("--max-epochs", type=int)
-    train.add_argument("--max-seconds", type=float, help="training time budget")
-    train.add_argument("--goal-set", choices=GOAL_SETS, help="one_object (default), grasp, all")
-    train.add_argument("--max-train-episodes", type=int)
-    train.add_argument("--max-test-episodes", type=int)
-    _add_gin_flags(train)
-    train.set_defaults(run=_reward_train_command)
-
-    study = reward_commands.add_parser("study", help="multi-seed F1 study (resumable)")
-    study.add_argument(
-        "--study", choices=("generalization", "two_object"), default="generalization"
-    )
-    study.add_argument("--root-dir", "--root_dir", required=True, help="one sub-directory per run")
-    study.add_argument("--arch", nargs="+", choices=("ma", "fa", "fc", "ma_pairs"),
-                       help="default: ma fa fc (generalization) or ma_pairs (two_object)")  # fmt: skip
-    study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    study.add_argument("--max-epochs", type=int, default=100, help="epochs of 200 batches per run")
-    study.add_argument("--patience", type=int, default=15,
-                       help="epochs without a better validation F1 before a run stops")  # fmt: skip
-    study.add_argument("--max-seconds", type=float, help="training time budget per run")
-    study.add_argument("--max-test-episodes", type=int, help="held-out episodes scored for F1")
-    study.add_argument("--validation-fraction", type=float, default=0.1,
-                       help="training episodes held out for early stopping")  # fmt: skip
-    study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
-    study.add_argument(
-        "--normalize-goal",
-        action="store_true",
-        help="gates read the L2-normalised goal embedding (not in the paper)",
-    )
-    # RewardNetwork's PAIR_GATES, spelled out: the CLI does not import TensorFlow to parse flags.
-    study.add_argument("--pair-gate", choices=("per_slot", "shared", "residual"), default="per_slot",
-                       help="MA-pairs: one gate per input value, MA's gate for both objects, or "
-                            "MA's gate plus a second-slot term (residual)")  # fmt: skip
-    study.add_argument("--pair-relations", action="store_true",
-                       help="MA-pairs: the pair input also holds the relation features of the "
-                            "objects' initial positions (not in the paper)")  # fmt: skip
-    study.add_argument("--ensemble-size", type=int, default=1,
-                       help="K > 1: each seed s is the mean probability of the runs of seeds "
-                            "s*K ... s*K+K-1 (not in the paper)")  # fmt: skip
-    study.add_argument("--goal-set", choices=GOAL_SETS,
-                       help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
-    study.add_argument("--config", default="scripted_mixture", help="dataset config")
-    study.add_argument("--data-dir", default="~/tensorflow_datasets")
-    study.add_argument(
-        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
-    )
-    study.set_defaults(run=_reward_study_command)
-
-    report = reward_commands.add_parser("report", help="F1 table, JSON and bar chart of a study")
-    report.add_argument(
-        "--root-dir", "--root_dir", required=True, help="a study directory (metrics.json below it)"
-    )
-    report.add_argument("--out", help="write the report as JSON")
-    report.add_argument("--include", help="an earlier report JSON whose runs are kept "
-                                          "(run directories need not exist any more)")  # fmt: skip
-    report.add_argument("--plot", help="write a bar chart PNG")
-    report.add_argument("--columns", nargs="+", choices=[name for name, _ in STUDY_COLUMNS],
-                        help="F1 columns of the table and chart (default: all that have values)")  # fmt: skip
-    report.set_defaults(run=_reward_report_command)
-
-    tune = reward_commands.add_parser("tune", help="keras-tuner search, objective validation F1")
-    tune.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"), default="ma")
-    tune.add_argument("--tuner", choices=("random", "hyperband"), default="random")
-    tune.add_argument(
-        "--root-dir", "--root_dir", required=True, help="search directory (resumes if it exists)"
-    )
-    tune.add_argument("--config", default="scripted_mixture", help="dataset config")
-    tune.add_argument("--data-dir", default="~/tensorflow_datasets")
-    tune.add_argument(
-        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
-    )
-    tune.add_argument("--max-trials", type=int, default=10)
-    tune.add_argument("--max-epochs", type=int, default=10, help="reward epochs per trial")
-    tune.add_argument("--batches-per-epoch", type=int, default=200)
-    tune.add_argument("--max-train-episodes", type=int)
-    tune.add_argument("--seed", type=int, default=0)
-    tune.add_argument("--goal-set", choices=GOAL_SETS, default="one_object")
-    tune.set_defaults(run=_reward_tune_command)
+    reward_commands.add_commands(commands)
 
     train_parser = commands.add_parser(
         "train", help="IMAGINE co-training: DDPG + learned reward (resumes)"
@@ -766,9 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
     train_parser.add_argument(
         "--port", type=int, help="the replay server's port with --actors (default: a free one)"
     )
-    _add_gin_flags(train_parser)
+    add_gin_flags(train_parser)
     train_parser.set_defaults(run=distributed_commands.reported_errors(_train_command))
-    distributed_commands.add_commands(commands, _add_gin_flags)
+    distributed_commands.add_commands(commands)
 
     evaluate = commands.add_parser(
         "eval", help="success rate per goal of a trained run -> eval.json"
@@ -835,16 +491,6 @@ def build_parser() -> argparse.ArgumentParser:
                                           "(runs whose directories are gone)")  # fmt: skip
     report.add_argument("--plot", help="write the runs' learning curves side by side (PNG)")
     report.set_defaults(run=_report_command)
-
-    dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
-    dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)
-    build = dataset_commands.add_parser("build", help="build playground_trajectories")
-    build.add_argument(
-        "--config", default="scripted_mixture", help="scripted_mixture, random, tiny"
-    )
-    build.add_argument("--data-dir", default="~/tensorflow_datasets")
-    build.add_argument("--num-episodes", type=int, help="a resized copy, named <config>_<n>")
-    build.set_defaults(run=_dataset_build_command)
 
     bench = commands.add_parser("bench", help="benchmarks")
     bench.add_argument("target", choices=("env", "dataset", "train", "serving", "distributed"))

@@ -10,7 +10,7 @@
       progress.jsonl         one record per finished epoch
       tensorboard/           summaries
       evaluations/           `imagine-tf eval` results per epoch; eval.json: the latest
-      logs/                  actor processes' logs (`imagine-tf train --actors K`)
+      logs/                  the replay server's and actors' logs (`imagine-tf train --actors K`)
       run.lock               held by the process training the run
       fork.json              where a forked run came from
       learning_curve.png, agent.gif
@@ -79,9 +79,6 @@ class RunLayout:
     @property
     def logs(self) -> pathlib.Path:
         return self.root / LOGS
-
-    def actor_log(self, actor_id: int) -> pathlib.Path:
-        return self.root / LOGS / f"actor_{actor_id}.log"
 
     def landed_checkpoint(self) -> pathlib.Path | None:
         """The checkpoint to restore: ``checkpoint/``, else ``checkpoint.old/``; None if none."""

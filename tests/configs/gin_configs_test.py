@@ -70,11 +70,11 @@ def test_quickstart_is_a_short_ma_run():
 def test_agent_config_binds_the_training_config(path, tmp_path, monkeypatch):
     import argparse
 
-    from imagine_tf.cli.main import _parse_gin
+    from imagine_tf.cli.common import parse_gin
     from imagine_tf.training import train_eval
 
     monkeypatch.chdir(tmp_path)  # agent configs are self-contained: they work from any directory
-    _parse_gin(argparse.Namespace(gin_file=[str(path)], gin_binding=[]), train_eval)
+    parse_gin(argparse.Namespace(gin_file=[str(path)], gin_binding=[]), train_eval)
     config = train_eval.TrainConfig()
     assert config.architecture == path.stem.split("_")[0]
     assert config.reward == ("oracle" if "oracle" in path.stem else "learned")
