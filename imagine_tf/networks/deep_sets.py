@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import tensorflow as tf
 
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
@@ -55,11 +56,28 @@ def split_state(
     return body, objects
 
 
+def object_input_columns(num_objects: int, body_dim: int = BODY_DIM,
+                         object_dim: int = OBJECT_DIM) -> np.ndarray:  # fmt: skip
+    """int32 [N, 2 (body + object)]: which state value each per-object input x_i reads."""
+    step = body_dim + num_objects * object_dim
+    body = np.concatenate([np.arange(body_dim), step + np.arange(body_dim)])
+    columns = []
+    for i in range(num_objects):
+        start = body_dim + i * object_dim
+        own = np.arange(start, start + object_dim)
+        columns.append(np.concatenate([body, own, step + own]))
+    return np.stack(columns).astype(np.int32)
+
+
 def object_inputs(state: tf.Tensor, num_objects: int) -> tf.Tensor:
-    """Per-object inputs x_i = [body, Δbody, obj_i, Δobj_i], float [B, N, 84]."""
-    body, objects = split_state(state, num_objects)
-    body = tf.tile(body[:, None, :], [1, num_objects, 1])
-    return tf.concat([body, objects], axis=-1)
+    """Per-object inputs x_i = [body, Δbody, obj_i, Δobj_i], float [B, N, 84]: one gather."""
+    width = 2 * (BODY_DIM + num_objects * OBJECT_DIM)
+    if state.shape[-1] is not None and state.shape[-1] != width:
+        raise ValueError(
+            f"A state for {num_objects} objects has 2 x ({BODY_DIM} + {num_objects} x {OBJECT_DIM}) "
+            f"= {width} values, got {state.shape[-1]}."
+        )
+    return tf.gather(state, object_input_columns(num_objects), axis=-1)
 
 
 def object_pairs(num_objects: int) -> list[tuple[int, int]]:

@@ -52,6 +52,7 @@ from imagine_tf.networks.deep_sets import (
     OBJECT_DIM,
     PLAYGROUND_VARYING_INPUTS,
     RELATION_DIM,
+    object_input_columns,
     object_inputs,
     object_pairs,
     pair_relations,
@@ -268,6 +269,32 @@ class RewardNetwork(tf.keras.Model):
         if self.architecture == "fc":
             return self._module_logit(tf.concat([state, goal_embedding], axis=-1), goal_embedding)
         return self._module_logit(state, goal_embedding)  # fa
+
+    def training_inputs(self, state: tf.Tensor) -> tf.Tensor:
+        """What `training_logits` reads of Playground states [S, D]: for MA, the 49 per-object
+        inputs that vary, [S, N, 49] (the others, Δtype and ΔRGB, are exactly 0: they add
+        nothing to the products nor to the gradients); the states themselves otherwise."""
+        state = tf.convert_to_tensor(state, tf.float32)
+        if self.architecture != "ma":
+            return state
+        columns = object_input_columns(self.num_objects)[:, PLAYGROUND_VARYING_INPUTS]
+        return tf.gather(state, columns, axis=-1)
+
+    def training_logits(self, inputs: tf.Tensor, goal_embeddings: tf.Tensor,
+                        goal_rows: tf.Tensor) -> tf.Tensor:  # fmt: skip
+        """`head_logits` [B] of `training_inputs` [B, ...] for goals ``goal_rows`` [B] of
+        ``goal_embeddings`` [G, E] (G ≤ B), the co-training step's shape: for MA, the
+        attention once per goal and 40 % fewer multiply-adds, the same values."""
+        if self.architecture != "ma":
+            return self.head_logits(inputs, tf.gather(goal_embeddings, goal_rows))
+        varying = PLAYGROUND_VARYING_INPUTS
+        attention = tf.gather(self.attention.attention_vector(goal_embeddings), varying, axis=-1)
+        gated = inputs * tf.gather(attention, goal_rows)[:, None, :]  # [B, N, 49]
+        kernel = tf.gather(self.hidden.kernel, varying)  # [49, H]
+        flat = tf.reshape(gated, [-1, len(varying)])
+        hidden = tf.nn.relu(tf.nn.bias_add(tf.matmul(flat, kernel), self.hidden.bias))
+        module_logits = tf.reshape(self.readout(hidden), [-1, self.num_objects])  # [B, N]
+        return self.or_network.logits(tf.sigmoid(module_logits))
 
     def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor, playground_states: bool = False,
              compute_dtype: str = "float32") -> tf.Tensor:  # fmt: skip

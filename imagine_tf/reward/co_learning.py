@@ -1,9 +1,9 @@
 """Reward-model updates during RL, from the reward memory (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 An update: hold out the most recent min(n_new, 120) final states; train up to 100 "epochs" of
-200 balanced batches of 512 (`RewardMemory.batches`); after each epoch measure the mean per-goal
-F1 on the held-out states; keep the best weights; stop after 15 epochs without improvement and
-restore the best. Adam's state persists across updates (one optimizer for the whole run).
+200 balanced batches of 512; after each epoch measure the mean per-goal F1 on the held-out
+states; keep the best weights; stop after 15 epochs without improvement and restore the best.
+Each epoch is one compiled call (`CompiledRewardEpoch`). Adam's state persists across updates (one optimizer for the whole run).
 
 Choice: the mean is over the goals with a positive held-out state. The reference counts the
 other goals as 0 (NaN → 0), which divides the same sum by all discovered goals: a factor that
@@ -20,8 +20,8 @@ import numpy as np
 import tensorflow as tf
 
 from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch
 from imagine_tf.reward.reward_memory import RewardMemory
-from imagine_tf.reward.supervised_training import f1_per_goal, make_train_step, score_matrix
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,20 +43,20 @@ class CoLearnedReward:
     Args:
       network: the reward network (trained in place).
       config: the update's hyperparameters.
+      seed: seed of the batch sampling.
     """
 
-    def __init__(self, network: RewardNetwork, config: CoLearningConfig = CoLearningConfig()):
+    def __init__(self, network: RewardNetwork, config: CoLearningConfig = CoLearningConfig(),
+                 seed: int = 0):  # fmt: skip
         self.network, self.config = network, config
         self.optimizer = tf.keras.optimizers.Adam(config.learning_rate)
-        self._step = make_train_step(network, self.optimizer)
+        self._epoch = CompiledRewardEpoch(network, self.optimizer, config.batch_size,
+                                          config.positive_ratio, seed)  # fmt: skip
 
     def held_out_f1(self, states: np.ndarray, labels: np.ndarray, goal_tokens: np.ndarray) -> float:
         """Mean F1 of states [S, D] against labels bool [S, G] over the goals with a positive
         held-out state (0 if none has): a goal never achieved in the held-out states has no F1."""
-        if len(states) == 0 or not labels.any():
-            return 0.0
-        f1 = f1_per_goal(score_matrix(self.network, states, goal_tokens) > 0.5, labels)
-        return float(np.nanmean(f1))
+        return self._epoch.held_out_f1(goal_tokens, states, labels)
 
     def update(self, memory: RewardMemory, goal_tokens: np.ndarray, num_new: int) -> dict:
         """One update on the memory; ``goal_tokens`` int [G_d, L] of the discovered goals.
@@ -68,16 +68,11 @@ class CoLearnedReward:
         held_out = memory.held_out_rows(num_new, config.max_held_out)
         held_states = memory.states[held_out]
         held_labels = memory.positives[held_out, :num_goals]
-        tokens = tf.constant(goal_tokens)
-        batches = memory.batches(config.batch_size, config.positive_ratio, exclude_rows=held_out)
+        tables = memory.sampling_tables(exclude_rows=held_out)
         best_f1, best_weights, since_best, epoch = -1.0, None, 0, 0
         while epoch < config.max_epochs and since_best < config.patience:
-            for _ in range(config.batches_per_epoch):
-                states, goal_ids, labels = next(batches)
-                if len(goal_ids):
-                    self._step(states, tokens, goal_ids, labels)
+            f1 = self._epoch(tables, goal_tokens, config.batches_per_epoch, held_states, held_labels)
             epoch += 1
-            f1 = self.held_out_f1(held_states, held_labels, goal_tokens)
             if f1 > best_f1:
                 best_f1, best_weights, since_best = f1, self.network.get_weights(), 0
             else:

@@ -1,16 +1,13 @@
 """The reward model's memory during co-learning (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
 A FIFO of the last 50,000 final states s_T, each with its **positive** goals (the partner's
-descriptions, as discovered-goal ids) and its **negative** goals (the goals discovered by then
-that the partner did not say). A goal discovered later is neither for an older state, as in
-the reference.
+descriptions, as goal ids) and its **negative** goals (the goals discovered before its batch
+that the partner did not say; the learner decides). A goal discovered later is neither for an
+older state, as in the reference.
 
-Batches follow the reference: B goal ids drawn among the goals present in the memory (without
-replacement when there are at least B of them, else all of them plus random extras); for each
-goal with at least one positive and one negative training state, a random positive state with
-probability 0.2 (label 1), else a random negative one (label 0); goals lacking a class are
-skipped, so a batch can be smaller than B. The most recent min(n_new, 120) states are held out
-of an update for its early stopping (`held_out_rows`).
+Batches are drawn in the graph (`CompiledRewardEpoch`) from the memory's `sampling_tables`. The
+most recent min(n_new, 120) states are held out of an update for its early stopping
+(`held_out_rows`).
 """
 
 from __future__ import annotations
@@ -18,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from imagine_tf.data.supervised import grouped_rows
+from imagine_tf.reward.compiled_epoch import SamplingTables
 
 
 class RewardMemory:
@@ -27,50 +25,59 @@ class RewardMemory:
       capacity: states kept (50,000).
       state_dim: D.
       max_goals: G_max, the most discovered goals.
-      seed: sampling seed.
     """
 
-    def __init__(self, capacity: int, state_dim: int, max_goals: int, seed: int | None = None):
+    def __init__(self, capacity: int, state_dim: int, max_goals: int):
         self.capacity, self.max_goals = capacity, max_goals
         self.states = np.zeros((capacity, state_dim), np.float32)
         self.positives = np.zeros((capacity, max_goals), bool)
         self.negatives = np.zeros((capacity, max_goals), bool)
         self.added_at = np.full(capacity, -1, np.int64)  # insertion counter of each row
         self.size, self.next_row, self.states_added = 0, 0, 0
-        self.rng = np.random.default_rng(seed)
+        self.used_goals = 0  # goal columns ever given: sampling reads only these
 
-    def add(self, final_states: np.ndarray, achieved: np.ndarray) -> None:
-        """Stores B final states [B, D] with their descriptions as discovered ids, bool [B, G_d]."""
-        achieved = np.asarray(achieved, bool)
-        count, known = achieved.shape
+    def add(self, final_states: np.ndarray, positives: np.ndarray,
+            negatives: np.ndarray | None = None) -> None:  # fmt: skip
+        """Stores B final states [B, D] with their positive and negative goal ids, bool [B, G]
+        each (``negatives`` by default: every one of the G goals not positive)."""
+        positives = np.asarray(positives, bool)
+        negatives = ~positives if negatives is None else np.asarray(negatives, bool)
+        count, known = positives.shape
         if known > self.max_goals:
             raise ValueError(
-                f"{known} discovered goals, the memory tracks max_goals = {self.max_goals}."
+                f"{known} goals given, the memory tracks max_goals = {self.max_goals}."
             )
-        if len(final_states) != count:
-            raise ValueError(f"{len(final_states)} states but {count} rows of descriptions.")
+        if len(final_states) != count or negatives.shape != positives.shape:
+            raise ValueError(
+                f"{len(final_states)} states, positives {positives.shape} and negatives "
+                f"{negatives.shape}: expected one row of each per state, of the same goals."
+            )
         rows = (self.next_row + np.arange(count)) % self.capacity
         self.states[rows] = final_states
         self.positives[rows] = False
         self.negatives[rows] = False
-        self.positives[rows, :known] = achieved
-        self.negatives[rows, :known] = ~achieved
+        self.positives[rows, :known] = positives
+        self.negatives[rows, :known] = negatives
+        self.used_goals = max(self.used_goals, known)
         self.added_at[rows] = self.states_added + np.arange(count)
         self.next_row = int((self.next_row + count) % self.capacity)
         self.size = min(self.size + count, self.capacity)
         self.states_added += count
 
     def state_dict(self) -> dict:
-        used = slice(0, self.size)
-        return {"states": self.states[used], "positives": self.positives[used],
-                "negatives": self.negatives[used], "added_at": self.added_at[used],
+        used, goals = slice(0, self.size), slice(0, self.used_goals)
+        return {"states": self.states[used], "positives": self.positives[used, goals],
+                "negatives": self.negatives[used, goals], "added_at": self.added_at[used],
                 "counters": np.array([self.next_row, self.states_added])}  # fmt: skip
 
     def load_state_dict(self, state: dict) -> None:
         size = len(state["states"])
-        for name in ("states", "positives", "negatives", "added_at"):
-            getattr(self, name)[:size] = state[name]
-        self.size = size
+        self.states[:size], self.added_at[:size] = state["states"], state["added_at"]
+        known = state["positives"].shape[1]  # may be fewer than max_goals (an older run)
+        for name in ("positives", "negatives"):
+            getattr(self, name)[:size] = False
+            getattr(self, name)[:size, :known] = state[name]
+        self.size, self.used_goals = size, known
         self.next_row, self.states_added = (int(x) for x in state["counters"])
 
     def held_out_rows(self, num_new: int, max_held_out: int = 120) -> np.ndarray:
@@ -78,34 +85,27 @@ class RewardMemory:
         count = min(num_new, max_held_out, self.size)
         return np.flatnonzero(self.added_at[: self.size] >= self.states_added - count)
 
-    def batches(
-        self,
-        batch_size: int = 512,
-        positive_ratio: float = 0.2,
-        exclude_rows: np.ndarray | None = None,
-    ):
-        """Endless (states [b, D], goal ids [b], labels float32 [b]) with b <= batch_size."""
+    def sampling_tables(self, exclude_rows: np.ndarray | None = None) -> SamplingTables:
+        """The memory as `SamplingTables` for `CompiledRewardEpoch` (``exclude_rows`` are
+        never drawn: the held-out states)."""
         usable = np.ones(self.size, bool)
         if exclude_rows is not None:
             usable[exclude_rows] = False
-        positives = grouped_rows(self.positives[: self.size] & usable[:, None])
-        negatives = grouped_rows(self.negatives[: self.size] & usable[:, None])
-        present = np.flatnonzero(
-            (self.positives[: self.size] | self.negatives[: self.size]).any(axis=0)
-        )
+        used = (slice(0, self.size), slice(0, self.used_goals))
+        positives = grouped_rows(self.positives[used] & usable[:, None])
+        negatives = grouped_rows(self.negatives[used] & usable[:, None])
+        present = np.flatnonzero((self.positives[used] | self.negatives[used]).any(axis=0))
         if present.size == 0:
             raise ValueError("The reward memory has no labelled goal yet.")
-        both = (positives.count > 0) & (negatives.count > 0)
-        while True:
-            if present.size >= batch_size:
-                goals = self.rng.choice(present, batch_size, replace=False)
-            else:
-                extra = self.rng.choice(present, batch_size - present.size)
-                goals = np.concatenate([present, extra])
-            goals = goals[both[goals]]
-            positive = self.rng.random(goals.size) < positive_ratio
-            uniform = self.rng.random(goals.size)
-            rows = np.where(
-                positive, positives.draw(goals, uniform), negatives.draw(goals, uniform)
-            )
-            yield self.states[rows], goals, positive.astype(np.float32)
+        spare = np.zeros(1, np.int64)
+        return SamplingTables(
+            states=self.states[: self.size],
+            positive_rows=np.concatenate([positives.rows, spare]),
+            positive_start=positives.start.astype(np.int64),
+            positive_count=positives.count.astype(np.int64),
+            negative_rows=np.concatenate([negatives.rows, spare]),
+            negative_start=negatives.start.astype(np.int64),
+            negative_count=negatives.count.astype(np.int64),
+            present=present.astype(np.int64),
+            both=(positives.count > 0) & (negatives.count > 0),
+        )

@@ -95,7 +95,7 @@ def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) 
 def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optimizer) -> Callable:
     """A compiled Adam step ``step(states [B, D], goal_tokens [G, L], goal_rows [B], labels [B])``.
 
-    The LSTM runs once over the G goal sentences (each shared prefix once) and the batch gathers
+    The LSTM runs once over the G goal sentences and the batch gathers
     its rows of their embeddings (G ≤ a few hundred goals instead of B = 512 examples); the loss
     is the binary cross-entropy of the logits (`RewardNetwork.head_logits`). Returns the loss.
     """
@@ -103,7 +103,7 @@ def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optim
     @tf.function(reduce_retracing=True)
     def step(states, goal_tokens, goal_rows, labels):
         with tf.GradientTape() as tape:
-            embeddings = network.encoder(goal_tokens, share_prefixes=True)  # [G, E]
+            embeddings = network.encoder(goal_tokens)  # [G, E]
             logits = network.head_logits(states, tf.gather(embeddings, goal_rows))
             loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels, logits))
         variables = network.trainable_variables

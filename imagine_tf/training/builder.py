@@ -69,6 +69,13 @@ class RunBuilder:
         """The columns of the partner's description matrices (the most goals to discover)."""
         return len(self.partner.goals)
 
+    @property
+    def max_goals(self) -> int:
+        """The most goals a run can know (id-indexed tables): the partner's, plus room for
+        ``max_imagined_goals`` imagined ones (with or without imagination, so that a run can
+        be forked with imagination turned on)."""
+        return self.num_partner_goals + self.config.max_imagined_goals
+
     # -- environments and policies (actors, evaluation) -----------------------------------------
     def make_env(self, batch_size: int, seed: int, split: str = "train",
                  num_objects: int | None = None) -> PlaygroundEnv:  # fmt: skip
@@ -142,33 +149,32 @@ class RunBuilder:
         config = self.config
         return CoLearnedReward(reward_network, CoLearningConfig(
             batches_per_epoch=config.reward_batches_per_epoch, max_epochs=config.reward_max_epochs,
-            patience=config.reward_patience))  # fmt: skip
+            patience=config.reward_patience), seed=config.seed)  # fmt: skip
 
     # -- the learner's memories ------------------------------------------------------------------
     def make_replay(self) -> EpisodeReplay:
         config = self.config
         return EpisodeReplay(config.replay_capacity, PlaygroundConfig().episode_length,
                              step_dim(config.num_objects), embedding_dim=EMBEDDING_UNITS,
-                             max_goals=self.num_partner_goals, seed=config.seed)  # fmt: skip
+                             max_goals=self.max_goals, seed=config.seed)  # fmt: skip
 
     def make_memory(self) -> RewardMemory:
         config = self.config
-        return RewardMemory(
-            config.memory_capacity, self.state_dim, self.num_partner_goals, seed=config.seed
-        )
+        return RewardMemory(config.memory_capacity, self.state_dim, self.max_goals)
 
     def make_relabeler(self, reward_network: RewardNetwork) -> HerRelabeler:
         """Hindsight relabelling scored by the learned reward (or the oracle, ``reward="oracle"``:
         its goal table is refreshed on discovery, `HerRelabeler.scorer.goal_table`)."""
         config = self.config
         if config.reward == "oracle":
-            scorer = OracleScorer(GoalTable.from_sentences(["Go left"]))
+            scorer = OracleScorer(GoalTable.from_sentences(["Go left"], lenient=True))
         else:  # MA-pairs and FC rewards scan in float32 (`RewardNetwork.scan`)
             bfloat16_scan = config.reward_architecture in BFLOAT16_SCAN_ARCHITECTURES
             scorer = LearnedRewardScorer(
                 reward_network, compute_dtype=config.compute_dtype if bfloat16_scan else "float32"
             )
-        return HerRelabeler(scorer, seed=config.seed, final_goal_ratio=config.final_goal_ratio)
+        return HerRelabeler(scorer, seed=config.seed, final_goal_ratio=config.final_goal_ratio,
+                            imagined_share=config.imagined_candidate_share)  # fmt: skip
 
     def goal_tokens(self, sentences) -> np.ndarray:
         """int32 [G, L] token ids of goal sentences."""

@@ -184,6 +184,27 @@ def test_playground_scan_equals_the_general_scan_on_environment_states():
     assert np.ptp(general) > 0.1  # the probabilities vary across states and goals
 
 
+@pytest.mark.parametrize("architecture", ["ma", "fc"])
+def test_the_training_logits_equal_the_head_logits_on_environment_states(architecture):
+    from imagine_tf.playground import play
+
+    episode = play(["Grasp red cat", "Grow any plant", "Go left"] * 2, policy="scripted", seed=2)
+    scene_states = tf.constant(episode.states[::9].reshape(-1, episode.states.shape[-1]))
+    network = make(architecture, seed=1)
+    network({"state": scene_states[:1], "goal": GOALS[:1]})
+    embeddings = network.encoder(tf.constant(grammar_goals()[:7]))
+    rows = tf.constant(np.arange(len(scene_states)) % 7)
+    with tf.GradientTape(persistent=True) as tape:
+        fast = network.training_logits(network.training_inputs(scene_states), embeddings, rows)
+        plain = network.head_logits(scene_states, tf.gather(embeddings, rows))
+        fast_sum, plain_sum = tf.reduce_sum(fast), tf.reduce_sum(plain)
+    np.testing.assert_allclose(fast, plain, atol=1e-5)
+    for a, b in zip(tape.gradient(plain_sum, network.trainable_variables),
+                    tape.gradient(fast_sum, network.trainable_variables)):  # fmt: skip
+        if a is not None:
+            np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-4)
+
+
 def test_the_bfloat16_scan_agrees_with_float32_and_is_refused_where_it_does_not_exist():
     from imagine_tf.playground import play
 

@@ -1,4 +1,4 @@
-"""RewardMemory: positives / negatives as discovered then, FIFO, held-out rows, batches."""
+"""RewardMemory: positives / negatives as discovered then, FIFO, held-out rows, sampling tables."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from imagine_tf.reward.reward_memory import RewardMemory
 
 
 def test_negatives_are_the_goals_known_then_and_not_described():
-    memory = RewardMemory(10, 4, max_goals=5, seed=0)
+    memory = RewardMemory(10, 4, max_goals=5)
     memory.add(np.zeros((2, 4)), np.array([[True, False], [False, False]]))  # 2 goals known
     memory.add(np.ones((1, 4)), np.array([[False, False, True]]))  # a 3rd goal discovered
     assert memory.positives[:3, :3].tolist() == [[1, 0, 0], [0, 0, 0], [0, 0, 1]]
@@ -15,7 +15,7 @@ def test_negatives_are_the_goals_known_then_and_not_described():
 
 
 def test_fifo_and_held_out_rows():
-    memory = RewardMemory(4, 1, max_goals=2, seed=0)
+    memory = RewardMemory(4, 1, max_goals=2)
     for value in range(6):
         memory.add(np.full((1, 1), value), np.array([[value % 2 == 0, True]]))
     assert memory.size == 4 and sorted(memory.states[:, 0]) == [2, 3, 4, 5]
@@ -24,22 +24,22 @@ def test_fifo_and_held_out_rows():
     assert memory.held_out_rows(num_new=500, max_held_out=2).size == 2
 
 
-def test_batches_are_balanced_per_goal_and_skip_goals_without_both_classes():
-    rng = np.random.default_rng(1)
-    memory = RewardMemory(1000, 2, max_goals=3, seed=2)
-    states = rng.normal(size=(1000, 2)).astype(np.float32)
-    achieved = np.zeros((1000, 3), bool)
-    achieved[:100, 0] = True  # goal 0: 100 positives
-    achieved[:, 1] = True  # goal 1: no negative -> never sampled
-    achieved[500:520, 2] = True  # goal 2: 20 positives
-    memory.add(states, achieved)
-    held = memory.held_out_rows(num_new=50)
-    batch_states, goals, labels = next(memory.batches(512, positive_ratio=0.2, exclude_rows=held))
-    assert set(goals) == {0, 2} and len(goals) < 512
-    rows = [np.flatnonzero((states == s).all(axis=1))[0] for s in batch_states]
-    assert not set(rows) & set(held)
-    np.testing.assert_array_equal(labels == 1, achieved[rows, goals])
-    counts = [next(memory.batches(512))[2].mean() for _ in range(20)]
-    assert 0.15 < np.mean(counts) < 0.25
+def test_sampling_tables_group_rows_per_goal_without_the_held_out_rows():
+    memory = RewardMemory(10, 1, max_goals=3)
+    achieved = np.array([[1, 0], [1, 1], [0, 1], [1, 1]], bool)  # goal 2 of 3: never given
+    memory.add(np.arange(4.0)[:, None], achieved)
+    tables = memory.sampling_tables(exclude_rows=np.array([3]))
+    positive_rows = [list(tables.positive_rows[s : s + c])
+                     for s, c in zip(tables.positive_start, tables.positive_count)]  # fmt: skip
+    assert positive_rows == [[0, 1], [1, 2]]  # only the goal columns ever given
+    assert tables.negative_count.tolist() == [1, 1]  # row 2 for goal 0, row 0 for goal 1
+    assert tables.present.tolist() == [0, 1] and tables.both.tolist() == [True, True]
+    assert tables.positive_rows[-1] == 0  # the spare row
+    with pytest.raises(ValueError, match="no labelled goal"):
+        RewardMemory(2, 1, max_goals=1).sampling_tables()
+
+
+def test_more_goals_than_tracked_is_refused():
+    memory = RewardMemory(10, 2, max_goals=3)
     with pytest.raises(ValueError, match="max_goals = 3"):
-        memory.add(states[:1], np.zeros((1, 4), bool))
+        memory.add(np.zeros((1, 2)), np.zeros((1, 4), bool))

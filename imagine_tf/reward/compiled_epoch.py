@@ -1,0 +1,164 @@
+"""One reward-model epoch as one compiled graph: sampling, Adam steps and the held-out F1.
+
+The co-learning update (`CoLearnedReward`) trains up to 100 epochs of 200 batches of 512
+(Colas et al. 2020, IMAGINE; flowersteam/Imagine). Each step is small (a few MFLOP), so calling
+a `tf.function` per step from Python, with batches drawn in numpy, spent as much time in the
+calls and the sampling as in the step. Here a whole epoch — the batches, the steps and the F1
+on the held-out states — is one call (`tf.while_loop` inside a `tf.function`).
+
+Batches follow the reference, drawn in the graph from `SamplingTables`: B goals among the goals
+present in the memory (without replacement when there are at least B, else all of them plus
+uniform extras); for each goal, with probability ρ (0.2) a uniformly drawn positive state
+(label 1), else a negative one (label 0). A goal that lacks a positive or a negative state
+gets weight 0 (the reference drops it): the loss is the mean cross-entropy over the kept
+examples, and a batch with none kept makes no step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import tensorflow as tf
+
+from imagine_tf.networks.reward_network import RewardNetwork
+
+
+@dataclasses.dataclass(frozen=True)
+class SamplingTables:
+    """What the in-graph sampler needs of a reward memory (numpy; ``*_rows`` end with one
+    spare row 0 so that a goal with no row never indexes past the end).
+
+    Attributes:
+      states: the memory's states, float32 [S, D].
+      positive_rows, positive_start, positive_count: CSR of the rows where each goal is
+        positive (rows int64 [P + 1], start / count int64 [G]); ``negative_*`` likewise.
+      present: ids of the goals with any label, int64 [G_p].
+      both: bool [G], the goal has at least one positive and one negative row.
+    """
+
+    states: np.ndarray
+    positive_rows: np.ndarray
+    positive_start: np.ndarray
+    positive_count: np.ndarray
+    negative_rows: np.ndarray
+    negative_start: np.ndarray
+    negative_count: np.ndarray
+    present: np.ndarray
+    both: np.ndarray
+
+
+class CompiledRewardEpoch:
+    """Runs reward epochs of ``num_batches`` steps in one graph call.
+
+    Args:
+      network: the `RewardNetwork` (trained in place).
+      optimizer: its optimizer (its state persists across calls).
+      batch_size: B (512).
+      positive_ratio: ρ (0.2).
+      seed: seed of the in-graph sampler.
+    """
+
+    def __init__(self, network: RewardNetwork, optimizer: tf.keras.optimizers.Optimizer,
+                 batch_size: int = 512, positive_ratio: float = 0.2, seed: int = 0):  # fmt: skip
+        self.network, self.optimizer = network, optimizer
+        self.batch_size, self.positive_ratio = int(batch_size), float(positive_ratio)
+        self.generator = tf.random.Generator.from_seed(seed)
+        self._run = tf.function(self._epoch, reduce_retracing=True)
+
+    def __call__(self, tables: SamplingTables, goal_tokens: np.ndarray, num_batches: int,
+                 held_states: np.ndarray, held_labels: np.ndarray) -> float:  # fmt: skip
+        """Trains ``num_batches`` steps, then returns the mean per-goal F1 of the held-out
+        states [H, D] against their labels bool [H, G] (over the goals with a positive
+        held-out state; 0 if none has)."""
+        fields = [tf.constant(getattr(tables, f.name)) for f in dataclasses.fields(tables)]
+        f1 = self._run(*fields, tf.constant(goal_tokens), tf.constant(num_batches, tf.int32),
+                       tf.constant(held_states, tf.float32), tf.constant(held_labels, tf.bool))  # fmt: skip
+        return float(f1)
+
+    def held_out_f1(self, goal_tokens: np.ndarray, held_states: np.ndarray,
+                    held_labels: np.ndarray) -> float:  # fmt: skip
+        """The F1 of `__call__` without training."""
+        empty = np.zeros(0, np.int64)
+        every_goal = np.arange(len(goal_tokens))
+        tables = SamplingTables(np.zeros((1, held_states.shape[-1]), np.float32), *[empty] * 3,
+                                *[empty] * 3, every_goal, np.zeros(0, bool))  # fmt: skip
+        return self(tables, goal_tokens, 0, held_states, held_labels)
+
+    # -- in the graph --------------------------------------------------------------------------
+    def _epoch(self, states, positive_rows, positive_start, positive_count, negative_rows,
+               negative_start, negative_count, present, both, goal_tokens, num_batches,
+               held_states, held_labels):  # fmt: skip
+        positives = (positive_rows, positive_start, positive_count)
+        negatives = (negative_rows, negative_start, negative_count)
+
+        present_tokens = tf.gather(goal_tokens, present)  # the LSTM runs over these only
+        inputs = self.network.training_inputs(states)  # once per epoch, then rows per step
+
+        def body(step):
+            goals, rows, labels, weights = self._sample(present, both, positives, negatives)
+            goal_rows = tf.searchsorted(present, goals)  # present is sorted
+            tf.cond(tf.reduce_sum(weights) > 0,
+                    lambda: self._step(tf.gather(inputs, rows), present_tokens, goal_rows, labels,
+                                       weights),
+                    lambda: tf.constant(0.0))  # fmt: skip
+            return (step + 1,)
+
+        tf.while_loop(lambda step: step < num_batches, body, (tf.constant(0),))
+        # goals with a positive held-out state are present in the memory
+        return self._held_out_f1(present_tokens, held_states, tf.gather(held_labels, present, axis=1))
+
+    def _sample(self, present, both, positives, negatives):
+        """(goal ids [B], state rows [B], labels float [B], weights float [B])."""
+        batch, generator = self.batch_size, self.generator
+        count = tf.size(present)
+        shuffled = tf.gather(present, tf.argsort(generator.uniform([count])))
+        extra = tf.gather(present, generator.uniform([tf.maximum(batch - count, 0)], 0, count,
+                                                     dtype=tf.int32))  # fmt: skip
+        goals = tf.cond(count >= batch, lambda: shuffled[:batch],
+                        lambda: tf.concat([present, extra], axis=0))  # fmt: skip
+        goals = tf.ensure_shape(goals, [batch])
+        positive = generator.uniform([batch]) < self.positive_ratio
+        uniform = generator.uniform([batch])
+        rows = tf.where(positive, _draw(positives, goals, uniform), _draw(negatives, goals, uniform))
+        weights = tf.cast(tf.gather(both, goals), tf.float32)
+        return goals, rows, tf.cast(positive, tf.float32), weights
+
+    def _step(self, inputs, goal_tokens, goal_rows, labels, weights):
+        network = self.network
+        with tf.GradientTape() as tape:
+            embeddings = network.encoder(goal_tokens)  # [G, E]
+            logits = network.training_logits(inputs, embeddings, goal_rows)
+            losses = tf.nn.sigmoid_cross_entropy_with_logits(labels, logits)
+            loss = tf.reduce_sum(weights * losses) / tf.reduce_sum(weights)
+        variables = network.trainable_variables
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss
+
+    def _held_out_f1(self, goal_tokens, held_states, held_labels):
+        network = self.network
+        if tf.shape(held_states)[0] == 0:
+            return tf.constant(0.0)
+        probabilities = network.scan(held_states, network.encoder(goal_tokens),
+                                     playground_states=network.architecture == "ma")  # fmt: skip
+        predicted = probabilities > 0.5
+        true_positive = _count(predicted & held_labels)
+        false_positive = _count(predicted & ~held_labels)
+        false_negative = _count(~predicted & held_labels)
+        scored = tf.reduce_any(held_labels, axis=0)
+        f1 = 2 * true_positive / tf.maximum(2 * true_positive + false_positive + false_negative, 1)
+        scored_count = tf.reduce_sum(tf.cast(scored, tf.float32))
+        return tf.reduce_sum(tf.where(scored, f1, 0.0)) / tf.maximum(scored_count, 1.0)
+
+
+def _draw(grouped, goals, uniform):
+    """One row per goal, uniform among the goal's rows (CSR ``grouped``)."""
+    rows, start, count = grouped
+    picked = tf.gather(start, goals) + tf.cast(
+        uniform * tf.cast(tf.maximum(tf.gather(count, goals), 1), tf.float32), tf.int64
+    )
+    return tf.gather(rows, tf.minimum(picked, tf.cast(tf.size(rows) - 1, tf.int64)))
+
+
+def _count(mask):
+    return tf.reduce_sum(tf.cast(mask, tf.float32), axis=0)
