@@ -1,6 +1,7 @@
 """The `imagine-tf` command line.
 
     imagine-tf goals [--split train|test|all] [--type 1..5] [--relational] [--json]
+    imagine-tf goals --imagined [--known FILE] [--json]
     imagine-tf play --goal "Grasp red cat" [--policy scripted|random] [--num-objects N]
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
@@ -35,7 +36,7 @@ import pathlib
 import sys
 from typing import Sequence
 
-from imagine_tf.cli import distributed_commands, reward_commands
+from imagine_tf.cli import distributed_commands, goal_commands, reward_commands
 from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, add_gin_flags, limit_threads, parse_gin
 from imagine_tf.training.run_fork import ForkError
 from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
@@ -50,40 +51,6 @@ DEMO_GOALS = (
     "Grow any animal",
     "Grasp any right_of dog thing",
 )
-
-
-def _goals_command(args: argparse.Namespace) -> int:
-    from imagine_tf.language import grammar
-
-    if args.type is not None and args.split == "train":
-        raise UsageError("--type selects test goals; use it with --split test or --split all.")
-    if args.split == "train":
-        goals = grammar.train_goals(args.relational)
-    elif args.split == "test":
-        goals = grammar.test_goals(args.relational)
-    else:
-        goals = tuple(
-            sorted(grammar.train_goals(args.relational) + grammar.test_goals(args.relational))
-        )
-    if args.type is not None:
-        goals = tuple(g for g in goals if grammar.generalization_type(g) == args.type)
-    rows = [
-        {
-            "goal": g,
-            "split": "test" if grammar.is_test_goal(g) else "train",
-            "type": grammar.generalization_type(g),
-        }
-        for g in goals
-    ]
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        for row in rows:
-            kind = grammar.GENERALIZATION_TYPES.get(row["type"])
-            label = f"test, type {row['type']}: {kind}" if kind else row["split"]
-            print(f"{row['goal']:<40s} {label}")
-        print(f"# {len(rows)} goals")
-    return 0
 
 
 def _play_command(args: argparse.Namespace) -> int:
@@ -366,12 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    goals = commands.add_parser("goals", help="list the goal grammar's goals")
-    goals.add_argument("--split", choices=("train", "test", "all"), default="all")
-    goals.add_argument("--type", type=int, choices=range(1, 6), help="generalization type (test)")
-    goals.add_argument("--relational", action="store_true", help="the 160 two-object goals")
-    goals.add_argument("--json", action="store_true")
-    goals.set_defaults(run=_goals_command)
+    goal_commands.add_commands(commands)
 
     play = commands.add_parser("play", help="play one goal and hear the social partner")
     play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')

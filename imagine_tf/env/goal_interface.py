@@ -34,8 +34,9 @@ class GoalSource(Protocol):
     def sample(self, rng: np.random.Generator, batch_size: int) -> GoalBatch:
         """Goals for a reset when the caller set none."""
 
-    def encode(self, goals: Sequence[str]) -> GoalBatch:
-        """Goals from sentences (raises ValueError for unknown goals)."""
+    def encode(self, goals: Sequence[str], imagined: bool = False) -> GoalBatch:
+        """Goals from sentences (raises ValueError for unknown goals, unless ``imagined``:
+        then sentences outside the grammar are goals that are never achieved)."""
 
     def sentences(self, goal_ids: np.ndarray) -> list[str]:
         """The sentences of goal ids."""

@@ -2,7 +2,9 @@
 
 It owns the goal table (the 255 one-object goals, plus the 160 two-object goals when
 ``relational``), the vocabulary, which goals a reset samples from (a split), and the oracle
-reward in the {-1, 0} convention (0 = achieved).
+reward in the {-1, 0} convention (0 = achieved). Imagined goals outside the grammar can be
+set too (`encode` with ``imagined=True``): they are added to the table, their scenes follow
+their words, and the oracle never says they are achieved.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ class GoalCatalog:
         sentences = grammar.one_object_goals()
         if relational:
             sentences = sentences + grammar.relational_goals()
-        self.table = GoalTable.from_sentences(sentences)
         self.vocabulary = vocabulary or Vocabulary.default(relational=relational)
+        self._set_table(sentences)
         self.split = split
         in_split = {
             "train": lambda s: not grammar.is_test_goal(s),
@@ -50,6 +52,10 @@ class GoalCatalog:
         self.sample_ids = np.array(
             [i for i, s in enumerate(sentences) if in_split(s)], dtype=np.int64
         )
+
+    def _set_table(self, sentences) -> None:
+        self.table = GoalTable.from_sentences(sentences, lenient=True)
+        self._ids = {s: i for i, s in enumerate(sentences)}
         #: int32 [G, L], the token ids of every goal of the table.
         self.goal_tokens = self.vocabulary.encode(list(sentences))
 
@@ -73,9 +79,16 @@ class GoalCatalog:
     def sample(self, rng: np.random.Generator, batch_size: int) -> GoalBatch:
         return self.batch(self.sample_ids[rng.integers(0, self.sample_ids.size, batch_size)])
 
-    def encode(self, goals: Sequence[str]) -> GoalBatch:
-        canonical = [grammar.check_goal(g) for g in goals]
-        return self.batch(self.table.index(canonical))
+    def encode(self, goals: Sequence[str], imagined: bool = False) -> GoalBatch:
+        """The `GoalBatch` of goal sentences; ``imagined``: sentences outside the grammar (of
+        known words, at most `max_length` long) are accepted and added to the table."""
+        if not imagined:
+            return self.batch(self.table.index([grammar.check_goal(g) for g in goals]))
+        new = sorted({g for g in goals if g not in self._ids})
+        if new:
+            self.vocabulary.encode(new)  # unknown words or too long: a clear error here
+            self._set_table(self.table.sentences + tuple(new))
+        return self.batch(np.array([self._ids[g] for g in goals], np.int64))
 
     def sentences(self, goal_ids: np.ndarray) -> list[str]:
         return [self.table.sentences[i] for i in np.asarray(goal_ids)]

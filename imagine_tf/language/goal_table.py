@@ -3,12 +3,16 @@
 A `GoalTable` parses G sentences once into per-goal arrays (verb, colour, name mask, zone,
 relation, reference). Parsing is word-based, so it also reads goals outside the grammar
 (imagined goals such as "Grow red door"): words that name no attribute are ignored, as in the
-reference's scene generation; an unknown Go zone is never reached.
+reference's scene generation; an unknown Go zone is never reached. The oracle says only what
+the partner can say: a sentence outside the grammar is never achieved (``achievable``).
+``lenient`` tables also take sentences that start with no verb (randomly imagined goals):
+they constrain no scene and are never achieved.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -37,6 +41,8 @@ class GoalTable:
       reference_colour, reference_type, reference_category: int [G], the reference's
         attributes (relational goals).
       reference_name_mask: bool [G, 32]; reference_colour_any: bool [G].
+      achievable: bool [G], the sentence is one of the grammar's goals (the oracle says
+        False of all others).
     """
 
     sentences: tuple[str, ...]
@@ -51,21 +57,25 @@ class GoalTable:
     reference_type: np.ndarray
     reference_category: np.ndarray
     reference_name_mask: np.ndarray
+    achievable: np.ndarray
 
     def __len__(self) -> int:
         return len(self.sentences)
 
     @classmethod
-    def from_sentences(cls, sentences: Sequence[str]) -> "GoalTable":
-        """Parses sentences (any case; "Verb word word ...")."""
+    def from_sentences(cls, sentences: Sequence[str], lenient: bool = False) -> "GoalTable":
+        """Parses sentences (any case; "Verb word word ..."); ``lenient``: a sentence with
+        no known verb is a goal that is never achieved instead of an error."""
         if not sentences:
             raise ValueError("A GoalTable needs at least one goal sentence, got none.")
-        rows = [_parse(s) for s in sentences]
+        rows = [_parse(s, lenient) for s in sentences]
         arrays = {name: np.stack([np.asarray(r[name]) for r in rows]) for name in rows[0]}
         # Zones in float32, like the observations they are compared with (a float64 bound
         # would make a coordinate exactly on a boundary compare differently from the partner).
         arrays["zone"] = arrays["zone"].astype(np.float32)
-        return cls(sentences=tuple(sentences), **arrays)
+        grammar_goals = _grammar_goals()
+        achievable = np.array([" ".join(s.split()).lower() in grammar_goals for s in sentences])
+        return cls(sentences=tuple(sentences), achievable=achievable, **arrays)
 
     def index(self, sentences: Sequence[str]) -> np.ndarray:
         """Goal ids of sentences (exact spelling; see `grammar.check_goal` to normalise)."""
@@ -131,7 +141,13 @@ def _attributes(words: list[str]) -> tuple[int, int, int, np.ndarray]:
     return colour, object_type, category, mask
 
 
-def _parse(sentence: str) -> dict:
+@functools.lru_cache(maxsize=1)
+def _grammar_goals() -> frozenset[str]:
+    """Every goal of the grammar, lower case."""
+    return frozenset(g.lower() for g in grammar.one_object_goals() + grammar.relational_goals())
+
+
+def _parse(sentence: str, lenient: bool = False) -> dict:
     words = sentence.split()
     if not words:
         raise ValueError("An empty goal sentence cannot be parsed.")
@@ -158,11 +174,15 @@ def _parse(sentence: str) -> dict:
             defaults = (-_INF, _INF, -_INF, _INF)
             row["zone"] = np.array([d if b is None else b for b, d in zip(bounds, defaults)])
         return row
+    if verb_word not in (grammar.GRASP, grammar.GROW) and lenient:
+        return row  # the empty Go zone: never reached
     if verb_word not in (grammar.GRASP, grammar.GROW):
         raise ValueError(
             f"Goal {sentence!r} starts with {words[0]!r}; goals start with Go, Grasp or Grow."
         )
     relation_positions = [i for i, w in enumerate(rest) if w in RELATION_WORDS]
+    if relation_positions and lenient and verb_word != grammar.GRASP:
+        return row
     if relation_positions:
         if verb_word != grammar.GRASP:
             raise ValueError(f"Relational goals use the verb Grasp, got {sentence!r}.")

@@ -48,7 +48,7 @@ def achieved_matrix(states: np.ndarray | SceneFacts, table: GoalTable) -> np.nda
         columns = np.flatnonzero(table.verb == verb)
         if columns.size:
             result[:, columns] = evaluate(facts, table, columns[None, :])
-    return result
+    return result & table.achievable
 
 
 def achieved(states: np.ndarray | SceneFacts, table: GoalTable, goal_ids: np.ndarray) -> np.ndarray:
@@ -75,7 +75,7 @@ def achieved(states: np.ndarray | SceneFacts, table: GoalTable, goal_ids: np.nda
         if rows.size:
             sub = _take_facts(facts, rows)
             result[rows] = evaluate(sub, table, goal_ids[rows][:, None])[:, 0]
-    return result
+    return result & table.achievable[goal_ids]
 
 
 # ------------------------------------------------------------------------------------------------
