@@ -80,6 +80,7 @@ class EpisodeReplay:
         self.goal_embeddings = np.zeros((capacity, embedding_dim), np.float32)
         self.achieved = np.zeros((capacity, max_goals), bool)
         self.size, self.next_index, self.episodes_added = 0, 0, 0
+        self.used_goals = 0  # goal columns ever given: the index covers only these
         self.rng = np.random.default_rng(seed)
         self._index_goals()
 
@@ -113,6 +114,7 @@ class EpisodeReplay:
         self.goal_embeddings[slots] = goal_embeddings
         self.achieved[slots] = False
         self.achieved[slots, : achieved.shape[1]] = achieved
+        self.used_goals = max(self.used_goals, achieved.shape[1])
         self.next_index = int((self.next_index + count) % self.capacity)
         self.size = min(self.size + count, self.capacity)
         self.episodes_added += count
@@ -121,7 +123,7 @@ class EpisodeReplay:
 
     def _index_goals(self) -> None:
         """CSR index: for every goal, the stored episodes whose final state achieved it."""
-        goals, episodes = np.nonzero(self.achieved[: self.size].T)  # sorted by goal
+        goals, episodes = np.nonzero(self.achieved[: self.size, : self.used_goals].T)  # by goal
         self._episodes_by_goal = episodes
         self._goal_count = np.bincount(goals, minlength=self.max_goals)
         self._goal_start = np.concatenate([[0], np.cumsum(self._goal_count)[:-1]])
@@ -161,6 +163,16 @@ class EpisodeReplay:
             sampled_goal_ids=sampled_goals,
         )
 
+    def put(self, name: str, slots: np.ndarray, values: np.ndarray) -> None:
+        """Writes one `EPISODE_FIELDS` array at slots (``achieved`` may have fewer goal
+        columns than this replay: a checkpoint of a run with a smaller max_goals)."""
+        if name == "achieved":
+            self.achieved[slots] = False
+            self.achieved[slots, : values.shape[1]] = values
+            self.used_goals = max(self.used_goals, values.shape[1])
+        else:
+            getattr(self, name)[slots] = values
+
     def set_counters(self, episodes_added: int) -> None:
         """Sets the counters for ``episodes_added`` episodes already in their slots (e mod
         capacity), as an incremental restore leaves them, and rebuilds the goal index."""
@@ -192,7 +204,7 @@ class EpisodeReplay:
                 f"The saved replay holds {size} episodes, more than capacity {self.capacity}."
             )
         for name in EPISODE_FIELDS:
-            getattr(self, name)[:size] = state[name]
+            self.put(name, np.arange(size), state[name])
         self.size, self.next_index = size, int(state["next_index"])
         self.episodes_added = int(state["episodes_added"])
         self._index_goals()

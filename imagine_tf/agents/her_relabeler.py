@@ -1,6 +1,7 @@
 """Hindsight relabelling with a goal scorer, fully tensorized (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
-Per update, for B transitions and K = min(50, |G_d|) candidate goals (the same for the batch):
+Per update, for B transitions and K = min(50, known goals) candidate goals (the same for the
+batch; with goal imagination on, half of them imagined goals, `sample_candidates`):
 
 1. one batched call scores every (transition, candidate) pair: bool [B, K] (`GoalScorer.scan`,
    on s_t as the reference — "current" — or on s_{t+1} — "next", the usual convention);
@@ -122,25 +123,46 @@ class HerRelabeler:
       seed: seed of the random choices.
       final_goal_ratio: φ, the share of the batch that keeps the goal its episode was drawn for
         (0: the reference).
+      imagined_share: the share of the candidates that are imagined goals while imagining
+        (0.5, the reference's p_imagined).
     """
 
     def __init__(self, scorer: GoalScorer, positive_ratio: float = 0.5, reward_on: str = "current",
-                 seed: int | None = None, final_goal_ratio: float = 0.0):  # fmt: skip
+                 seed: int | None = None, final_goal_ratio: float = 0.0,
+                 imagined_share: float = 0.5):  # fmt: skip
         if reward_on not in ("current", "next"):
             raise ValueError(f"reward_on must be 'current' or 'next', got {reward_on!r}.")
-        for name, value in (("positive_ratio", positive_ratio), ("final_goal_ratio", final_goal_ratio)):  # fmt: skip
+        for name, value in (("positive_ratio", positive_ratio), ("final_goal_ratio", final_goal_ratio),
+                            ("imagined_share", imagined_share)):  # fmt: skip
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value}.")
         self.scorer, self.positive_ratio, self.reward_on = scorer, positive_ratio, reward_on
-        self.final_goal_ratio = final_goal_ratio
+        self.final_goal_ratio, self.imagined_share = final_goal_ratio, imagined_share
         self.generator = tf.random.Generator.from_seed(
             seed if seed is not None else np.random.randint(2**31)
         )
 
-    def sample_candidates(self, num_goals: tf.Tensor, num_candidates: int = 50) -> tf.Tensor:
-        """K = min(num_candidates, num_goals) distinct goal ids in [0, num_goals), int64 [K]."""
+    def sample_candidates(self, num_goals: tf.Tensor, num_candidates: int = 50,
+                          imagined: tf.Tensor | None = None,
+                          imagining: tf.Tensor | bool = False) -> tf.Tensor:  # fmt: skip
+        """Distinct goal ids in [0, num_goals), int64 [K].
+
+        Without imagined goals: K = min(num_candidates, num_goals) uniformly. With
+        ``imagined`` (bool [num_goals]) and ``imagining``, as the reference: of n =
+        min(num_candidates, num_goals), ⌊share · n⌋ imagined goals (at most all of them), then
+        discovered goals up to n (at most all of them).
+        """
         keys = self.generator.uniform([num_goals])
-        return tf.cast(tf.argsort(keys)[:num_candidates], tf.int64)
+        if imagined is None:
+            return tf.cast(tf.argsort(keys)[:num_candidates], tf.int64)
+        total = tf.minimum(num_candidates, num_goals)
+        available = tf.reduce_sum(tf.cast(imagined, tf.int32))
+        wanted = tf.cast(tf.floor(self.imagined_share * tf.cast(total, tf.float32)), tf.int32)
+        from_imagined = tf.where(imagining, tf.minimum(wanted, available), 0)
+        from_discovered = tf.minimum(num_goals - available, total - from_imagined)
+        imagined_first = tf.argsort(tf.where(imagined, keys, 2.0))[:from_imagined]
+        discovered_first = tf.argsort(tf.where(imagined, 2.0, keys))[:from_discovered]
+        return tf.cast(tf.concat([imagined_first, discovered_first], axis=0), tf.int64)
 
     def relabel(self, states, next_states, goal_ids, goal_embeddings, candidate_ids,
                 candidate_embeddings, final_goal_ids=None,

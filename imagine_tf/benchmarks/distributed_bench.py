@@ -39,7 +39,7 @@ from imagine_tf.training.train_eval import in_process_actor
 
 
 def _publish(learner: Learner, container: VariableContainer) -> None:
-    container.push(learner.snapshot().to_arrays(learner.builder.partner.goals))
+    container.push(learner.snapshot().to_arrays())
 
 
 def _start(learner: Learner, root: pathlib.Path, actors: int, queue_cycles: int,

@@ -1,7 +1,8 @@
 """`EpisodeActor`: plays cycles of B episodes with the current policy and asks the partner.
 
 One cycle (the reference's per-cycle rollouts, Colas et al. 2020): draw B target goals
-uniformly among the discovered goals (before any discovery: goals drawn by the environment,
+uniformly among the discovered goals — or, when imagination is on, with probability 0.5 per
+cycle among the imagined goals — (before any discovery: goals drawn by the environment,
 pursued with an N(0, 1) "Random Goal" embedding); with probability 0.1 play noise-free
 ("exploit"), else explore; play one episode per scene of a batched `PlaygroundEnv` with a
 TF-Agents `PyDriver` (one policy call per step for all B scenes); the social partner describes
@@ -95,7 +96,7 @@ class EpisodeActor:
         self.actor_network.set_weights(weights)
 
     def _targets(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """Sentences, discovered ids (−1: placeholder) and embeddings of the cycle's goals."""
+        """Sentences, known-goal ids (−1: placeholder) and embeddings of the cycle's goals."""
         count = self.env.batch_size
         if not len(self.goals):  # nothing discovered: the env's goals, pursued with noise
             partner_goals = self.builder.partner.goals
@@ -107,7 +108,13 @@ class EpisodeActor:
             )
             embeddings = embeddings[first][np.searchsorted(unique, sentences)]
             return sentences, np.full(count, -1, np.int64), embeddings
-        ids = self.rng.integers(0, len(self.goals), count)
+        imagined = self.goals.imagined
+        pool = np.flatnonzero(~imagined)
+        if self.goals.imagining and imagined.any():  # one draw per cycle, as the reference
+            probability = self.builder.config.imagined_target_probability
+            if self.rng.random() < probability:
+                pool = np.flatnonzero(imagined)
+        ids = pool[self.rng.integers(0, pool.size, count)]
         return [self.goals.sentences[i] for i in ids], ids, self.goals.embeddings[ids]
 
     def collect(self) -> EpisodeBatch:
@@ -116,7 +123,8 @@ class EpisodeActor:
         sentences, goal_ids, embeddings = self._targets()
         explore = self.rng.random() >= self.builder.config.exploit_probability
         self._recorder.start()
-        self._drivers[explore].run(self.env.reset_with_goals(sentences))
+        goals = self.env.goal_source.encode(sentences, imagined=True)  # imagined: their words
+        self._drivers[explore].run(self.env.reset_with_goals(goals))
         batch = EpisodeBatch(
             observations=self._recorder.observations.copy(),
             actions=self._recorder.actions.copy(),

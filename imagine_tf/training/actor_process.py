@@ -103,13 +103,13 @@ def run_actor(address: str, actor_id: int = 0, config: TrainConfig | None = None
         network.encoder(np.zeros([1, builder.vocabulary.max_length], np.int64))  # build it
         actor = EpisodeActor(builder, network, actor_id)
         log(f"playing for the learner at {address}")
-        partner_goals, seen = builder.partner.goals, (None, None)
+        seen = (None, None)
         while not stop.is_set() and (max_batches is None or stats.batches < max_batches):
             arrays = _wait_for(lambda: container.pull(timeout_s=POLL_SECONDS), stop,
                                "the learner's policy", log)  # fmt: skip
             if arrays is None:
                 break
-            snapshot = PolicySnapshot.from_arrays(arrays, partner_goals)
+            snapshot = PolicySnapshot.from_arrays(arrays)
             if snapshot.finished:
                 log("the learner has finished")
                 break

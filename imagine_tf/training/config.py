@@ -13,6 +13,8 @@ import json
 
 import gin
 
+from imagine_tf.language.goal_invention import IMAGINATION_METHODS
+
 POLICY_ARCHITECTURES = ("ma", "fa", "fc")
 REWARDS = ("learned", "oracle")
 PREDICATES = ("Go", "Grasp", "Grow")
@@ -65,6 +67,19 @@ class TrainConfig:
     # Share of each batch that keeps the goal its episode was drawn for by goal-biased sampling
     # (HER's "final" strategy; not in the reference, which uses 0), see `HerRelabeler`.
     final_goal_ratio: float = 0.0
+    # IMAGINE's goal imagination (Colas et al. 2020), see `GoalImagination`: "none" (the Deep
+    # Sets paper), "cgh" (IMAGINE), or the ablations "oracle" (the test goals) and "random".
+    # From epoch `imagination_start` (0-based; the reference's "from_epoch_10", which its code
+    # applies from epoch 12), goals are re-invented after each discovery; per cycle, with
+    # probability `imagined_target_probability` the targets are imagined goals; that share of
+    # the relabelling candidates are; and each episode's final state is checked against up to
+    # `imagined_replay_checks` imagined goals by the learned reward for the goal-biased replay.
+    imagination: str = "none"
+    imagination_start: int = 10
+    imagined_target_probability: float = 0.5
+    imagined_candidate_share: float = 0.5
+    imagined_replay_checks: int = 50
+    max_imagined_goals: int = 512
     replay_capacity: int = 50_000  # episodes
     memory_capacity: int = 50_000  # final states
     # With actor processes: how many cycles of episodes may wait in the replay server's queue
@@ -78,6 +93,14 @@ class TrainConfig:
                 raise ValueError(
                     f"TrainConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}."
                 )
+        if self.imagination not in IMAGINATION_METHODS:
+            raise ValueError(
+                f"TrainConfig.imagination must be one of {IMAGINATION_METHODS}, got "
+                f"{self.imagination!r}: 'cgh' is IMAGINE's heuristic, 'none' turns it off."
+            )
+        for name in ("imagined_target_probability", "imagined_candidate_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"TrainConfig.{name} must be in [0, 1], got {getattr(self, name)}.")
         unknown = set(self.goal_predicates) - set(PREDICATES)
         if unknown or not self.goal_predicates:
             raise ValueError(

@@ -83,10 +83,9 @@ def serve_learner(learner: Learner, checkpoint: LearnerCheckpoint, address: str,
     ``retry_seconds`` when it does not answer)."""
     container = VariableContainer(address, deadline_s=retry_seconds)
     reader = EpisodeReader(address, deadline_s=retry_seconds)
-    partner_goals = learner.builder.partner.goals
 
     def publish(learner: Learner, finished: bool = False) -> None:
-        container.push(learner.snapshot(finished).to_arrays(partner_goals))
+        container.push(learner.snapshot(finished).to_arrays())
 
     try:
         container.push_run_config(learner.config.to_json())

@@ -7,8 +7,11 @@ server; in one process they are handed over as they are.
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
+
+from imagine_tf.distributed.codec import array_text, text_array
 
 
 @dataclasses.dataclass
@@ -78,15 +81,23 @@ class EpisodeBatch:
 
 @dataclasses.dataclass
 class GoalView:
-    """What actors need of the learner's goals: the discovered goals and their embeddings.
+    """What actors need of the learner's goals: the known goals and their embeddings.
 
     Attributes:
-      sentences: the discovered goals G_d in discovery order (index = discovered id).
+      sentences: the known goals (discovered and imagined) in order of arrival (index = id).
       embeddings: their current embeddings (the reward model's encoder), float32 [G, E].
+      imagined: bool [G], which ones are imagined (not discovered).
+      imagining: whether imagination is on (targets may then be imagined goals).
     """
 
     sentences: list[str]
     embeddings: np.ndarray
+    imagined: np.ndarray | None = None
+    imagining: bool = False
+
+    def __post_init__(self):
+        if self.imagined is None:
+            self.imagined = np.zeros(len(self.sentences), bool)
 
     def __len__(self) -> int:
         return len(self.sentences)
@@ -113,12 +124,13 @@ class PolicySnapshot:
     goals_version: int = 0
     finished: bool = False
 
-    def to_arrays(self, partner_goals) -> dict[str, np.ndarray]:
-        column = {goal: index for index, goal in enumerate(partner_goals)}
+    def to_arrays(self) -> dict[str, np.ndarray]:
         arrays = {f"weight_{i:04d}": w for i, w in enumerate(self.weights)}
         arrays.update(
-            goal_columns=np.array([column[s] for s in self.goals.sentences], np.int64),
+            goal_sentences=text_array(json.dumps(self.goals.sentences)),
             goal_embeddings=np.asarray(self.goals.embeddings, np.float32),
+            goal_imagined=np.asarray(self.goals.imagined, bool),
+            imagining=np.bool_(self.goals.imagining),
             train_step=np.int64(self.train_step),
             epoch=np.int64(self.epoch),
             goals_version=np.int64(self.goals_version),
@@ -127,12 +139,14 @@ class PolicySnapshot:
         return arrays
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], partner_goals) -> "PolicySnapshot":
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "PolicySnapshot":
         names = sorted(k for k in arrays if k.startswith("weight_"))
-        sentences = [partner_goals[int(c)] for c in arrays["goal_columns"]]
+        sentences = json.loads(array_text(arrays["goal_sentences"]))
+        goals = GoalView(sentences, arrays["goal_embeddings"], arrays["goal_imagined"].astype(bool),
+                         bool(arrays["imagining"]))  # fmt: skip
         return cls(
             weights=[arrays[name] for name in names],
-            goals=GoalView(sentences, arrays["goal_embeddings"]),
+            goals=goals,
             train_step=int(arrays["train_step"]),
             epoch=int(arrays["epoch"]),
             goals_version=int(arrays["goals_version"]),

@@ -2,8 +2,13 @@
 al. 2020).
 
 Per cycle, `observe` one `EpisodeBatch`: new training goals are discovered from the partner's
-descriptions (G_d, ids in discovery order), the final states go to the reward memory, the
-episodes to the goal-biased replay. Then `train_cycle`: from epoch 1 on (from epoch 0 with the
+descriptions (G_d, ids in order of arrival), the final states go to the reward memory with
+their positives (the descriptions) and negatives (the goals discovered *before* the batch and
+not described: a goal first discovered in a batch is no negative for that batch's other
+episodes), the episodes to the goal-biased replay. With imagination (from epoch
+``imagination_start``), goals are re-invented after each discovery (`GoalImagination`); the
+imagined goals that the learned reward says a final state achieves (over at most 50 of them)
+join the replay's goal lists; imagined goals are never labels in the reward memory. Then `train_cycle`: from epoch 1 on (from epoch 0 with the
 oracle reward), ``updates_per_cycle`` DDPG updates, each on ``batch_size`` transitions
 relabelled over ``num_candidates`` goals by the learned (or oracle) reward — relabelling and
 the DDPG step in one `tf.function`. `end_epoch`: every ``reward_update_every`` epochs the reward
@@ -23,9 +28,10 @@ import numpy as np
 import tensorflow as tf
 from tf_agents.trajectories import policy_step, time_step as ts, trajectory
 
-from imagine_tf.agents.goal_sampler import DiscoveredGoals
+from imagine_tf.agents.goal_sampler import KnownGoals
 from imagine_tf.agents.her_relabeler import OracleScorer
 from imagine_tf.language import grammar
+from imagine_tf.language.goal_invention import GoalImagination, coverage
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.training.builder import EMBEDDING_UNITS, RunBuilder
 from imagine_tf.training.episode_batch import EpisodeBatch, GoalView, PolicySnapshot
@@ -45,7 +51,9 @@ class Learner:
         config = builder.config
         self.builder, self.config = builder, config
         tf.keras.utils.set_random_seed(config.seed)
-        self.goals = DiscoveredGoals(builder.partner.goals)
+        self.goals = KnownGoals(builder.partner.goals, builder.max_goals)
+        self.imagination = GoalImagination(config.imagination, seed=config.seed)
+        self.rng = np.random.default_rng(config.seed + 1)  # which imagined goals s_T is checked on
         #: bool [partner goals]: the descriptions the partner gives (`goal_predicates`).
         self.spoken = np.array([goal.split()[0] in config.goal_predicates
                                 for goal in builder.partner.goals])  # fmt: skip
@@ -54,8 +62,9 @@ class Learner:
         self.reward_network = builder.make_reward_network()
         self.reward_learner = builder.make_reward_learner(self.reward_network)
         self.embedding_table = tf.Variable(
-            tf.zeros([builder.num_partner_goals, EMBEDDING_UNITS]), trainable=False
+            tf.zeros([builder.max_goals, EMBEDDING_UNITS]), trainable=False
         )
+        self.imagined_mask = tf.Variable(tf.zeros([builder.max_goals], tf.bool), trainable=False)
         self.agent = builder.make_agent()
         self.agent.set_goal_encoder(self.reward_network.encoder)
         self.relabeler = builder.make_relabeler(self.reward_network)
@@ -77,18 +86,48 @@ class Learner:
         return self.reward_network.encoder(tf.constant(tokens))
 
     def embed_goals(self) -> None:
-        """The discovered goals' embeddings (and the oracle scorer's goal table)."""
+        """The known goals' embeddings (and the oracle scorer's goal table)."""
         if not len(self.goals):
             return
         if isinstance(self.relabeler.scorer, OracleScorer):
-            self.relabeler.scorer.goal_table = GoalTable.from_sentences(self.goals.sentences)
+            table = GoalTable.from_sentences(self.goals.sentences, lenient=True)
+            self.relabeler.scorer.goal_table = table
         embeddings = self.encode_goals(self.builder.goal_tokens(self.goals.sentences))
         self.embedding_table[: len(self.goals)].assign(embeddings)
+        self.imagined_mask.assign(self.goals.imagined)
         self.goals_version += 1
 
     def goal_view(self) -> GoalView:
         count = len(self.goals)
-        return GoalView(list(self.goals.sentences), self.embedding_table[:count].numpy())
+        return GoalView(list(self.goals.sentences), self.embedding_table[:count].numpy(),
+                        self.goals.imagined[:count].copy(), self.imagining)  # fmt: skip
+
+    @property
+    def imagining(self) -> bool:
+        """Whether goal imagination is on in this epoch."""
+        return (self.imagination.method != "none"
+                and int(self.epoch.numpy()) >= self.config.imagination_start)  # fmt: skip
+
+    def _imagine(self) -> bool:
+        """Re-invents goals if goals were discovered since the last time; whether any is new."""
+        discovered = self.goals.discovered_sentences()
+        if len(discovered) == len(self.imagination.heuristic.known):
+            return False
+        return bool(self.goals.imagine(self.imagination.update(discovered)).size)
+
+    def _imagined_reached(self, final_states: np.ndarray) -> np.ndarray:
+        """bool [B, known goals]: the imagined goals that the reward says s_T achieves, over
+        at most ``imagined_replay_checks`` of them drawn at random (False elsewhere)."""
+        reached = np.zeros((len(final_states), len(self.goals)), bool)
+        ids = self.goals.imagined_ids
+        if not (self.imagining and ids.size):
+            return reached
+        chosen = self.rng.choice(ids, min(self.config.imagined_replay_checks, ids.size),
+                                 replace=False)  # fmt: skip
+        scan = self.relabeler.scorer.scan(tf.constant(final_states), tf.constant(chosen),
+                                          tf.gather(self.embedding_table, chosen))  # fmt: skip
+        reached[:, chosen] = scan.numpy()
+        return reached
 
     def snapshot(self, finished: bool = False) -> PolicySnapshot:
         """What actors need: the actor's weights, the goals, the counters."""
@@ -98,14 +137,20 @@ class Learner:
 
     # -- one cycle -----------------------------------------------------------------------------
     def observe(self, batch: EpisodeBatch) -> None:
-        """Partner feedback on s_T: discovery, reward memory, replay."""
+        """Partner feedback on s_T: discovery, imagination, reward memory, replay."""
         descriptions = batch.descriptions & self.spoken
-        if self.goals.discover(descriptions).size:
+        known_before = ~self.goals.imagined[: len(self.goals)]  # discovered before the batch
+        changed = bool(self.goals.discover(descriptions).size)
+        if self.imagining:
+            changed = self._imagine() or changed
+        if changed:
             self.embed_goals()
-        achieved = self.goals.achieved(descriptions)
-        self.memory.add(batch.final_states, achieved)
+        achieved = self.goals.achieved(descriptions)  # [B, G], imagined ids False
+        negatives = np.zeros_like(achieved)
+        negatives[:, : known_before.size] = known_before & ~achieved[:, : known_before.size]
+        self.memory.add(batch.final_states, achieved, negatives)
         self.replay.add(batch.observations, batch.actions, batch.goal_ids, batch.goal_embeddings,
-                        achieved)  # fmt: skip
+                        achieved | self._imagined_reached(batch.final_states))  # fmt: skip
         self._new_states += len(batch)
         self._actor_ids.add(batch.actor_id)
         self._policy_lags.append(int(self.agent.train_step_counter.numpy()) - batch.policy_step)
@@ -113,7 +158,8 @@ class Learner:
     @property
     def updating(self) -> bool:
         """Whether this epoch's cycles update the policy (not in epoch 0 with a learned reward)."""
-        return bool(len(self.goals)) and (int(self.epoch.numpy()) > 0 or self.config.reward == "oracle")
+        return bool(self.goals.num_discovered) and (int(self.epoch.numpy()) > 0
+                                                    or self.config.reward == "oracle")  # fmt: skip
 
     def train_cycle(self) -> None:
         """The cycle's DDPG updates (none while `updating` is False)."""
@@ -125,9 +171,11 @@ class Learner:
             self.timings["updates"] += time.perf_counter() - start
 
     def _update_step(self, states, next_states, actions, goal_ids, goal_embeddings, num_goals,
-                     final_goal_ids):  # fmt: skip
+                     final_goal_ids, imagining):  # fmt: skip
         """Relabelling and the DDPG step in one graph: (loss, share of r = 0)."""
-        candidates = self.relabeler.sample_candidates(num_goals, self.config.num_candidates)
+        candidates = self.relabeler.sample_candidates(
+            num_goals, self.config.num_candidates, self.imagined_mask[:num_goals], imagining
+        )
         final_embeddings = tf.gather(self.embedding_table, tf.maximum(final_goal_ids, 0))
         relabelled = self.relabeler.relabel(states, next_states, goal_ids, goal_embeddings,
                                             candidates, tf.gather(self.embedding_table, candidates),
@@ -149,12 +197,13 @@ class Learner:
         """``count`` updates on goal-biased samples of the replay; their losses and shares of
         r = 0."""
         num_goals = tf.constant(len(self.goals))
+        imagining = tf.constant(self.imagining)
         losses, positive_shares = [], []
         for _ in range(count):
             batch = self.replay.sample(self.config.batch_size)
             loss, positives = self._update(batch.states, batch.next_states, batch.actions,
                                            batch.goal_ids, batch.goal_embeddings, num_goals,
-                                           batch.sampled_goal_ids)  # fmt: skip
+                                           batch.sampled_goal_ids, imagining)  # fmt: skip
             losses.append(float(loss))
             positive_shares.append(float(positives))
         return losses, positive_shares
@@ -165,12 +214,21 @@ class Learner:
         config, epoch = self.config, int(self.epoch.numpy())
         if config.reward != "learned" or epoch % config.reward_update_every or not len(self.goals):
             return {}
+        # all known ids (the memory's columns); imagined ones have no label, so are not drawn
         report = self.reward_learner.update(
             self.memory, self.builder.goal_tokens(self.goals.sentences), self._new_states
         )
         self.embed_goals()
         self.agent.set_goal_encoder(self.reward_network.encoder)  # only changes here
         return report
+
+    def _imagination_record(self) -> dict:
+        if self.imagination.method == "none":
+            return {}
+        imagined = self.imagination.imagined
+        found = coverage(imagined)
+        return {"imagined_goals": len(imagined), "imagined_test_goals": found["test_goals_found"],
+                "imagined_known_goals": int(len(self.goals) - self.goals.num_discovered)}  # fmt: skip
 
     def end_epoch(self, timings: dict[str, float]) -> dict:
         """Reward update, evaluation, the epoch's record (appended to ``logs``); epoch + 1.
@@ -190,7 +248,8 @@ class Learner:
         record = {
             "epoch": int(self.epoch.numpy()),
             "episodes": self.replay.episodes_added,
-            "discovered_goals": len(self.goals),
+            "discovered_goals": self.goals.num_discovered,
+            **self._imagination_record(),
             "updates": int(self.agent.train_step_counter.numpy()),
             "loss": float(np.mean(losses)) if losses else None,
             "relabel_positive_share": float(np.mean(shares)) if shares else None,

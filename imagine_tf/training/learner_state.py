@@ -1,8 +1,9 @@
 """A learner's checkpoint: networks, optimizers, goals, reward memory, replay and logs.
 
-``checkpoint/`` holds ``tf`` (the TF object graph: agent, reward network and its optimizer, goal
-embedding table, epoch, the relabeller's generator) and ``state.npz`` (discovered goals, reward
-memory, the replay's counters and RNG, the epoch records). The replay's episodes go to
+``checkpoint/`` holds ``tf`` (the TF object graph: agent, reward network and its optimizer,
+epoch, the relabeller's generator; the goal embeddings are recomputed from the encoder) and ``state.npz`` (known goals, discovered
+and imagined, the goal imagination's state, reward memory, the replay's counters and RNG, the
+epoch records). The replay's episodes go to
 ``replay/`` first, only the new ones (`ReplayCheckpoint`). A save never changes a landed
 checkpoint in place: it writes ``checkpoint.tmp``, renames the landed one to
 ``checkpoint.old``, renames the new one in, then deletes the old (`snapshot_checkpoint` relies
@@ -20,6 +21,7 @@ import shutil
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.agents.episode_replay import decode_rng_state, encode_rng_state
 from imagine_tf.training import run_layout
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.config import TrainConfig, config_differences
@@ -43,7 +45,7 @@ class LearnerCheckpoint:
         self.checkpoint = tf.train.Checkpoint(
             agent=agent, reward_network=learner.reward_network,
             reward_optimizer=learner.reward_learner.optimizer,
-            embedding_table=learner.embedding_table, epoch=learner.epoch,
+            epoch=learner.epoch,
             relabeler_generator=learner.relabeler.generator)  # fmt: skip
         self.replay_checkpoint = ReplayCheckpoint(self.layout.replay)
 
@@ -72,6 +74,10 @@ class LearnerCheckpoint:
         state.update({f"goals_{k}": v for k, v in learner.goals.state_dict().items()})
         state.update({f"memory_{k}": v for k, v in learner.memory.state_dict().items()})
         state["logs"] = np.frombuffer(json.dumps(learner.logs).encode(), np.uint8)
+        state["imagination"] = np.frombuffer(
+            json.dumps(learner.imagination.state_dict()).encode(), np.uint8
+        )
+        state["learner_rng"] = encode_rng_state(learner.rng)
         return state
 
     def restore(self, with_replay: bool = True) -> bool:
@@ -106,6 +112,9 @@ class LearnerCheckpoint:
         learner.goals.load_state_dict(part("goals_"))
         learner.memory.load_state_dict(part("memory_"))
         learner.logs = decode_logs(state["logs"])
+        if "imagination" in state:  # (checkpoints from before imagination have none)
+            learner.imagination.load_state_dict(json.loads(state["imagination"].tobytes()))
+            decode_rng_state(learner.rng, state["learner_rng"])
         learner.embed_goals()
         agent.set_goal_encoder(learner.reward_network.encoder)
         return True

@@ -85,7 +85,7 @@ class ReplayCheckpoint:
                 if numbers[keep][0] > covered:
                     break
                 for name in EPISODE_FIELDS:
-                    getattr(replay, name)[numbers[keep] % replay.capacity] = arrays[name][keep]
+                    replay.put(name, numbers[keep] % replay.capacity, arrays[name][keep])
                 covered = max(covered, int(numbers[keep][-1]) + 1)
         if covered < episodes_added:
             raise ValueError(

@@ -7,11 +7,31 @@ import json
 import numpy as np
 
 from imagine_tf.language import grammar
+from imagine_tf.language.goal_invention import coverage
 from imagine_tf.training import run_layout
 from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.evaluation import PREDICATES
 from imagine_tf.training.model_loading import load_agent
 from imagine_tf.training.run_layout import RunLayout
+
+
+REACHED = 0.5  # a test goal counts as reached at this success rate or more
+
+
+def _imagination_summary(learner, test_success: dict[str, float]) -> dict:
+    """The imagined set at evaluation, and the test goals (never named by the partner) the
+    policy reaches, split by whether they were imagined."""
+    imagined = set(learner.imagination.imagined)
+    found = coverage(sorted(imagined))
+    reached = {goal: value for goal, value in test_success.items() if value >= REACHED}
+    return {"imagination": {
+        "method": learner.imagination.method,
+        "imagined_goals": found["imagined"],
+        "imagined_test_goals": found["test_goals_found"],
+        "test_goals_reached": reached,
+        "test_goals_reached_imagined": sorted(g for g in reached if g in imagined),
+        "test_goals_reached_not_imagined": sorted(g for g in reached if g not in imagined),
+    }}
 
 
 def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None = None,
@@ -49,6 +69,7 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
         },
         "grow_outcomes": grow_outcomes,
         "per_goal": per_goal,
+        **_imagination_summary(learner, {g: per_goal[g] for g in test}),
     }
     other_n = "" if result["num_objects"] == config.num_objects else f"_n{result['num_objects']}"
     text = json.dumps(result, indent=1)

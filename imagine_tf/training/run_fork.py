@@ -39,6 +39,7 @@ STATE_SHAPE_FIELDS = (
     "reward_normalize_goal",
     "replay_capacity",
     "memory_capacity",
+    "max_imagined_goals",
 )
 _COPIED = (run_layout.CHECKPOINT, run_layout.REPLAY, run_layout.PROGRESS, run_layout.TENSORBOARD)
 

@@ -33,11 +33,31 @@ AGENT_CONFIGS = [
 
 QUICKSTART = ROOT / "configs" / "quickstart.gin"
 SMOKE = ROOT / "configs" / "smoke.gin"
+IMAGINE = ROOT / "configs" / "imagine.gin"
 
 
 def test_every_config_is_tested():
-    tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) | {QUICKSTART, SMOKE}
-    assert tested == set(CONFIGS)
+    tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS)
+    assert tested | {QUICKSTART, SMOKE, IMAGINE} == set(CONFIGS)
+
+
+def test_imagine_is_the_reference_run_with_cgh_from_epoch_10(tmp_path, monkeypatch):
+    import argparse
+
+    from imagine_tf.cli.common import parse_gin
+    from imagine_tf.training import train_eval
+
+    monkeypatch.chdir(tmp_path)
+    parse_gin(argparse.Namespace(gin_file=[str(IMAGINE)], gin_binding=[]), train_eval)
+    config = train_eval.TrainConfig()
+    assert (config.architecture, config.reward_architecture, config.reward) == ("ma", "ma", "learned")
+    assert (config.imagination, config.imagination_start) == ("cgh", 10)
+    assert config.imagined_target_probability == config.imagined_candidate_share == 0.5
+    assert config.final_goal_ratio == 0.0 and config.final_layer_init == "he_uniform"
+    assert gin.query_parameter("train_eval.num_epochs") == 167
+    gin.clear_config()
+    with pytest.raises(ValueError, match="TrainConfig.imagination must be one of"):
+        train_eval.TrainConfig(imagination="dream")
 
 
 def test_smoke_is_two_small_epochs_of_go_goals():

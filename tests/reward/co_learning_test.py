@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from imagine_tf.agents.goal_sampler import DiscoveredGoals
+from imagine_tf.agents.goal_sampler import KnownGoals
 from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_network import RewardNetwork
@@ -13,8 +13,8 @@ from imagine_tf.reward.reward_memory import RewardMemory
 
 def test_updates_learn_from_the_partner_and_keep_the_best_weights():
     partner, vocabulary = SocialPartner(), Vocabulary.default()
-    goals = DiscoveredGoals(partner.goals)
-    memory = RewardMemory(2000, 240, max_goals=len(partner.goals), seed=0)
+    goals = KnownGoals(partner.goals)
+    memory = RewardMemory(2000, 240, max_goals=len(partner.goals))
     targets = [
         "Grasp red cat",
         "Go left",

@@ -59,10 +59,11 @@ def test_batches_and_snapshots_survive_the_flat_arrays_of_the_replay_server():
     again = EpisodeBatch.from_arrays(batch.to_arrays())
     for field in dataclasses.fields(EpisodeBatch):
         np.testing.assert_array_equal(getattr(again, field.name), getattr(batch, field.name))
-    goals = GoalView(["Go left", "Grasp red cat"], np.ones((2, 100), np.float32))
+    goals = GoalView(["Go left", "Grasp red cat", "Grow red door"], np.ones((3, 100), np.float32),
+                     np.array([False, False, True]), imagining=True)  # fmt: skip
     snapshot = PolicySnapshot(actor.actor_network.get_weights(), goals, 5, 2)
-    partner_goals = builder.partner.goals
-    back = PolicySnapshot.from_arrays(snapshot.to_arrays(partner_goals), partner_goals)
+    back = PolicySnapshot.from_arrays(snapshot.to_arrays())
     assert back.goals.sentences == goals.sentences and (back.train_step, back.epoch) == (5, 2)
+    assert back.goals.imagined.tolist() == [False, False, True] and back.goals.imagining
     for a, b in zip(back.weights, snapshot.weights):
         np.testing.assert_array_equal(a, b)
