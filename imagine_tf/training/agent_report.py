@@ -35,7 +35,7 @@ def run_logs(root_dir: str | os.PathLike) -> list[dict]:
 # existed had (None: always recorded).
 EXPERIMENT_FIELDS = {"architecture": None, "reward": None, "seed": None, "batch_size": None,
                      "final_layer_init": "small_uniform", "compute_dtype": "float32",
-                     "final_goal_ratio": 0.0}  # fmt: skip
+                     "final_goal_ratio": 0.0, "imagination": "none"}  # fmt: skip
 
 
 def row_key(row: dict) -> tuple:
@@ -101,7 +101,8 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
          "repetitions": evaluation["repetitions"],
          "train_success": evaluation["train_success"], "test_success": evaluation["test_success"],
          "per_type": evaluation["per_type"],
-         "train_per_predicate": evaluation.get("train_per_predicate")}
+         "train_per_predicate": evaluation.get("train_per_predicate"),
+         **({"imagined": evaluation["imagination"]} if "imagination" in evaluation else {})}
         for epoch, evaluation in sorted(evaluations.items())
     ]  # fmt: skip
 

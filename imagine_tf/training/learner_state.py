@@ -42,6 +42,12 @@ class LearnerCheckpoint:
     def __init__(self, learner: Learner, root_dir: str | os.PathLike):
         self.learner, self.layout = learner, RunLayout(root_dir)
         agent = learner.agent
+        # Optimizer slots exist only once built: build them now, so that a save holds Adam's
+        # state even before the first step and a restore fills it.
+        for optimizer, network in ((agent.actor_optimizer, agent.actor_network),
+                                   (agent.critic_optimizer, agent.critic_network),
+                                   (learner.reward_learner.optimizer, learner.reward_network)):  # fmt: skip
+            optimizer.build(network.trainable_variables)
         self.checkpoint = tf.train.Checkpoint(
             agent=agent, reward_network=learner.reward_network,
             reward_optimizer=learner.reward_learner.optimizer,
@@ -85,13 +91,7 @@ class LearnerCheckpoint:
 
         ``with_replay=False`` leaves the replay empty (evaluation needs only the networks).
         """
-        learner = self.learner
-        # Optimizer slots exist only once built: build them so that Adam's state is restored now.
-        agent = learner.agent
-        for optimizer, network in ((agent.actor_optimizer, agent.actor_network),
-                                   (agent.critic_optimizer, agent.critic_network),
-                                   (learner.reward_learner.optimizer, learner.reward_network)):  # fmt: skip
-            optimizer.build(network.trainable_variables)
+        learner, agent = self.learner, self.learner.agent
         directory = self.layout.landed_checkpoint()
         if directory is None:
             if with_replay:  # episode files of a first save that never landed go

@@ -32,6 +32,26 @@ def test_goals_json_counts(capsys):
     assert out.strip().endswith("# 255 goals")
 
 
+def test_imagined_goals_with_their_coverage(capsys, tmp_path):
+    code, out, _ = run(capsys, "goals", "--imagined", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["known_goals"] == 191 and result["imagined"] == 120
+    assert result["test_goals_found"] == 56 and len(result["goals"]) == 120
+    kinds = {row["goal"]: row["split"] for row in result["goals"]}
+    assert kinds["Grow red tree"] == "test" and kinds["Grow red door"] == "not achievable"
+    assert ["Grasp", "Grow"] in result["classes"]
+    _, out, _ = run(capsys, "goals", "--imagined")
+    assert "# 120 goals invented from 191 known goals" in out and "Grasp any flower" in out
+    known = tmp_path / "known.txt"
+    known.write_text("Grasp red cat\nGrasp blue cat\n# a comment\nGrasp red dog\n")
+    code, out, _ = run(capsys, "goals", "--imagined", "--known", str(known), "--json")
+    rows = json.loads(out)["goals"]  # blue ~ red; "Grasp red dog" is a second template
+    assert code == 0 and rows == [{"goal": "Grasp blue dog", "split": "train", "type": None}]
+    known.write_text("Grasp red kat\n")
+    code, _, err = run(capsys, "goals", "--imagined", "--known", str(known))
+    assert code == 2 and "kat" in err
+
+
 def test_play_json(capsys, tmp_path):
     gif = tmp_path / "episode.gif"
     code, out, _ = run(capsys, "play", "--goal", "Grasp red cat", "--json", "--out", str(gif))
@@ -66,6 +86,8 @@ def test_bad_goal_is_a_clear_error_without_traceback():
     [(["play", "--goal", "Grow any plant", "--num-objects", "1"], "num_objects >= 2"),
      (["play", "--goal", "Go left", "--out", "x.mp4"], ".gif or .png"),
      (["goals", "--split", "train", "--type", "2"], "--type selects test goals"),
+     (["goals", "--known", "k.txt"], "add --imagined"),
+     (["goals", "--imagined", "--known", "missing.txt"], "no such file"),
      (["train", "--root-dir", "r", "--num-epochs", "0"], "--num-epochs must be >= 1, got 0"),
      (["reward", "study", "--root-dir", "r", "--ensemble-size", "0"], "--ensemble-size must be >= 1, got 0")],
 )  # fmt: skip

@@ -109,3 +109,19 @@ def test_actors_target_imagined_goals_in_half_the_cycles_while_imagining():
     actor.set_goals(GoalView(sentences, embeddings, imagined, imagining=True))
     batch = actor.collect()  # imagined sentences outside the grammar make scenes too
     assert batch.observations.shape[0] == 4
+
+
+def test_a_checkpoint_restores_the_imagined_set_and_the_heuristic(learner, tmp_path):
+    from imagine_tf.training.learner_state import LearnerCheckpoint
+
+    LearnerCheckpoint(learner, tmp_path).save()
+    restored = Learner(RunBuilder(CONFIG))
+    assert LearnerCheckpoint(restored, tmp_path).restore()
+    assert restored.goals.sentences == learner.goals.sentences
+    np.testing.assert_array_equal(restored.goals.imagined, learner.goals.imagined)
+    assert restored.imagination.imagined == learner.imagination.imagined
+    assert restored.imagination.heuristic.invent() == learner.imagination.heuristic.invent()
+    count = len(learner.goals)
+    np.testing.assert_allclose(restored.embedding_table[:count], learner.embedding_table[:count],
+                               atol=1e-6)  # recomputed from the restored encoder  # fmt: skip
+    assert restored.rng.random() == learner.rng.random()
