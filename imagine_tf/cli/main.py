@@ -2,6 +2,7 @@
 
     imagine-tf goals [--split train|test|all] [--type 1..5] [--relational] [--json]
     imagine-tf goals --imagined [--known FILE] [--json]
+    imagine-tf experiment architectures [--parallel P] [--report] [--list] [--seeds S]
     imagine-tf play --goal "Grasp red cat" [--policy scripted|random] [--num-objects N]
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
@@ -36,7 +37,12 @@ import pathlib
 import sys
 from typing import Sequence
 
-from imagine_tf.cli import distributed_commands, goal_commands, reward_commands
+from imagine_tf.cli import (
+    distributed_commands,
+    experiment_commands,
+    goal_commands,
+    reward_commands,
+)
 from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, add_gin_flags, limit_threads, parse_gin
 from imagine_tf.training.run_fork import ForkError
 from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
@@ -334,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     goal_commands.add_commands(commands)
+    experiment_commands.add_commands(commands)
 
     play = commands.add_parser("play", help="play one goal and hear the social partner")
     play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')

@@ -1,0 +1,77 @@
+"""`imagine-tf experiment NAME [--parallel P] [--report]`: a grid of runs and its statistics."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import signal
+
+from imagine_tf.cli.common import UsageError
+
+
+def _experiment_command(args: argparse.Namespace) -> int:
+    from imagine_tf.experiments.cells import grid
+    from imagine_tf.experiments.report import write_report
+    from imagine_tf.experiments.runner import GridRunner
+    from imagine_tf.experiments.spec import experiment_path, load_experiment, repository_root
+
+    if args.parallel < 1:
+        raise UsageError(f"--parallel must be >= 1, got {args.parallel}.")
+    try:
+        repository = repository_root()
+        path = experiment_path(args.name, repository)
+        spec = load_experiment(path)
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    if args.seeds is not None:
+        if args.seeds < 1:
+            raise UsageError(f"--seeds must be >= 1, got {args.seeds}.")
+        import dataclasses
+
+        spec = dataclasses.replace(spec, seeds=args.seeds)
+    root = pathlib.Path(args.root_dir or repository / "runs" / "experiments" / spec.name).resolve()
+    cells = grid(spec, root, repository)
+    if args.list:
+        for cell in cells:
+            state = "finished" if not cell.commands() else "to run"
+            print(f"{cell.name:<24s} {state:<9s} {cell.directory}")
+        return 0
+    if not args.report:
+        runner = GridRunner(cells, args.parallel)
+
+        def stop(signum, frame):  # the runner stops its children from the main thread
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGTERM, stop)
+        try:
+            failed = runner.run()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        if failed:
+            print(f"failed cells: {', '.join(failed)} (their logs are in {root})")
+            return 1
+    out_dir = pathlib.Path(args.out_dir or repository / "docs" / "results" / "experiments")
+    record = write_report(spec, cells, out_dir, repository, path)
+    finished = sum(len(c["seeds"]) for c in record["configurations"].values())
+    print(f"wrote {out_dir / spec.name}.json, .md, .png: {finished} of {len(cells)} cells")
+    for test in record["comparisons"]:
+        if test["p"] is not None:
+            print(f"  {test['a']} vs {test['b']}, {test['metric']}: difference "
+                  f"{test['difference']:+.3f}, p = {test['p']:.2g}")  # fmt: skip
+    return 0
+
+
+def add_commands(commands) -> None:
+    experiment = commands.add_parser(
+        "experiment", help="run a grid of configurations x seeds (resumable) and report it"
+    )
+    experiment.add_argument("name", help="an experiment of configs/experiments/ or a .gin file")
+    experiment.add_argument("--parallel", type=int, default=1,
+                            help="cells at once, one thread each (default 1)")  # fmt: skip
+    experiment.add_argument("--report", action="store_true",
+                            help="only aggregate the finished cells (no training)")  # fmt: skip
+    experiment.add_argument("--list", action="store_true", help="list the cells and their state")
+    experiment.add_argument("--seeds", type=int, help="override the experiment's seed count")
+    experiment.add_argument("--root-dir", help="default: runs/experiments/NAME")
+    experiment.add_argument("--out-dir", help="default: docs/results/experiments")
+    experiment.set_defaults(run=_experiment_command)

@@ -1,0 +1,119 @@
+"""The cells of an experiment's grid: one run directory per (configuration, seed).
+
+A cell is an ordinary run made by the ordinary commands, so it resumes like any run:
+
+* agent: `imagine-tf train` to ``num_epochs`` (one thread), then `imagine-tf eval` with
+  ``repetitions`` episodes per goal, at the run's N and at each of ``eval_num_objects``;
+* reward: `imagine-tf reward train` (supervised, on the TFDS dataset).
+
+A cell is finished when its results exist: the evaluation files of its last epoch (agent) or
+its ``metrics.json`` (reward).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import sys
+
+from imagine_tf.experiments.spec import ExperimentSpec
+from imagine_tf.training import run_layout
+
+CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """One run of the grid."""
+
+    spec: ExperimentSpec
+    label: str
+    seed: int
+    root: pathlib.Path  # the experiment's directory
+    repository: pathlib.Path  # where the configurations' paths start
+
+    @property
+    def name(self) -> str:
+        return f"{self.label}_s{self.seed}"
+
+    @property
+    def directory(self) -> pathlib.Path:
+        return self.root / self.name
+
+    @property
+    def log(self) -> pathlib.Path:
+        return self.root / f"{self.name}.log"
+
+    def _gin_flags(self) -> list[str]:
+        configuration = self.spec.configurations[self.label]
+        flags = []
+        for gin_file in configuration.get("gin_files", []):
+            flags += ["--gin-file", gin_file]  # relative to the repository: the commands' cwd
+        for binding in configuration.get("bindings", []):
+            flags += ["--gin-binding", binding]
+        return flags
+
+    def commands(self) -> list[list[str]]:
+        """The commands still to run, in order (none when finished)."""
+        extra = list(self.spec.configurations[self.label].get("args", []))
+        if self.spec.kind == "reward":
+            if self.results_file().exists():
+                return []
+            return [CLI + ["reward", "train", "--root-dir", str(self.directory),
+                           "--seed", str(self.seed), *self._gin_flags(), *extra]]  # fmt: skip
+        commands = []
+        if self._epochs_trained() < self.spec.num_epochs:
+            commands.append(CLI + ["train", "--threads", "1", "--root-dir", str(self.directory),
+                                   *self._gin_flags(), "--gin-binding", f"TrainConfig.seed = {self.seed}",
+                                   "--num-epochs", str(self.spec.num_epochs), *extra])  # fmt: skip
+        seen = set()
+        for num_objects in (None, *self.spec.eval_num_objects):
+            path = self.results_file(num_objects)
+            if path in seen:  # N = the training N: the same evaluation
+                continue
+            seen.add(path)
+            if commands or not path.exists():
+                at_n = [] if num_objects is None else ["--num-objects", str(num_objects)]
+                commands.append(CLI + ["eval", "--root-dir", str(self.directory),
+                                       "--repetitions", str(self.spec.repetitions), *at_n])  # fmt: skip
+        return commands
+
+    def _trained_num_objects(self) -> int:
+        config = self.directory / run_layout.CONFIG_JSON
+        return json.loads(config.read_text()).get("num_objects", 3) if config.exists() else 3
+
+    def _epochs_trained(self) -> int:
+        progress = self.directory / run_layout.PROGRESS
+        if not progress.exists():
+            return 0
+        lines = progress.read_text().splitlines()
+        return json.loads(lines[-1])["epoch"] if lines else 0
+
+    def results_file(self, num_objects: int | None = None) -> pathlib.Path:
+        """Where the cell's results are (at another N: its evaluation at that N)."""
+        if self.spec.kind == "reward":
+            return self.directory / "metrics.json"
+        at_training_n = num_objects is None or num_objects == self._trained_num_objects()
+        suffix = "" if at_training_n else f"_n{num_objects}"
+        return (self.directory / run_layout.EVALUATIONS
+                / f"epoch_{self.spec.num_epochs:04d}{suffix}.json")  # fmt: skip
+
+    def results(self, num_objects: int | None = None) -> dict | None:
+        """The results JSON, or None if the cell has not produced it yet."""
+        path = self.results_file(num_objects)
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def curves(self) -> list[dict]:
+        """The in-training records (agent): progress.jsonl, up to ``num_epochs``."""
+        progress = self.directory / run_layout.PROGRESS
+        if self.spec.kind != "agent" or not progress.exists():
+            return []
+        records = [json.loads(line) for line in progress.read_text().splitlines()]
+        return [r for r in records if r["epoch"] <= self.spec.num_epochs]
+
+
+def grid(spec: ExperimentSpec, root: pathlib.Path, repository: pathlib.Path) -> list[Cell]:
+    """Every cell, seed-major (all configurations of seed 0 first: a partial grid is balanced)."""
+    return [Cell(spec, label, seed, root, repository)
+            for seed in range(spec.seeds) for label in spec.configurations]  # fmt: skip

@@ -1,0 +1,75 @@
+"""The figure of an experiment's report (PNG), from `report.collect`'s content.
+
+* "curves": train and test SR against episodes, mean ± std over seeds per configuration (the
+  Deep Sets paper's Fig. 2);
+* "objects": each metric against the number of objects N at evaluation (its Fig. 4);
+* "types": the per-type metrics as grouped bars with std error bars;
+* "bars": every metric as grouped bars with std error bars.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+
+from imagine_tf.experiments.spec import ExperimentSpec
+from imagine_tf.training.atomic_files import save_figure_atomically
+
+
+def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    configurations = content["configurations"]
+    if spec.figure == "curves":
+        keys = (("eval_train_success", "train goals"), ("eval_test_success", "test goals"))
+        figure, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
+        for axis, (key, title) in zip(axes, keys):
+            for label, entry in configurations.items():
+                points = [p for p in entry.get("curves", {}).get(key, []) if p["mean"] is not None]
+                if not points:
+                    continue
+                x = np.array([p["episodes"] / 1000 for p in points])
+                mean = np.array([p["mean"] for p in points])
+                std = np.array([p["std"] or 0.0 for p in points])
+                axis.plot(x, mean, marker="o", markersize=3,
+                          label=f"{label} (n = {max(p['n'] for p in points)})")
+                axis.fill_between(x, mean - std, mean + std, alpha=0.2)
+            axis.set(title=title, xlabel="episodes (×10³)", ylim=(0, 1.02))
+        axes[0].set_ylabel("success rate (mean ± std)")
+        axes[0].legend(fontsize=8)
+    elif spec.figure == "objects":
+        figure, axes = plt.subplots(1, len(spec.metrics), figsize=(4.5 * len(spec.metrics), 3.4),
+                                    sharey=True, squeeze=False)  # fmt: skip
+        for axis, name in zip(axes[0], spec.metrics):
+            for label, entry in configurations.items():
+                by_n = entry.get("by_num_objects", {})
+                ns = sorted(int(n) for n in by_n if by_n[n][name]["mean"] is not None)
+                if not ns:
+                    continue
+                mean = np.array([by_n[str(n)][name]["mean"] for n in ns])
+                std = np.array([by_n[str(n)][name]["std"] or 0.0 for n in ns])
+                axis.errorbar(ns, mean, yerr=std, marker="o", capsize=3, label=label)
+            axis.set(title=name, xlabel="objects N at evaluation", ylim=(0, 1.02))
+        axes[0][0].set_ylabel("success rate (mean ± std)")
+        axes[0][0].legend(fontsize=8)
+    else:
+        names = list(spec.metrics)
+        figure, axis = plt.subplots(figsize=(max(5.0, 1.1 * len(names) * len(configurations)), 3.4))
+        width = 0.8 / max(len(configurations), 1)
+        for index, (label, entry) in enumerate(configurations.items()):
+            means = [entry["metrics"][n]["mean"] or 0.0 for n in names]
+            stds = [entry["metrics"][n]["std"] or 0.0 for n in names]
+            positions = np.arange(len(names)) + index * width
+            axis.bar(positions, means, width, yerr=stds, capsize=3,
+                     label=f"{label} (n = {len(entry['seeds'])})")  # fmt: skip
+        axis.set_xticks(np.arange(len(names)) + width * (len(configurations) - 1) / 2, names,
+                        rotation=20 if len(names) > 4 else 0)  # fmt: skip
+        axis.set(ylim=(0, 1.05), ylabel="mean ± std over seeds")
+        axis.legend(fontsize=8)
+    figure.suptitle(spec.name, fontsize=10)
+    figure.tight_layout()
+    save_figure_atomically(figure, path, dpi=110)

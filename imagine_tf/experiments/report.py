@@ -1,0 +1,166 @@
+"""`imagine-tf experiment NAME --report`: what the grid's finished cells measured.
+
+Per configuration and metric, mean ± std over the seeds that finished; for every pair the
+experiment names, Welch's t-test per metric; the curves (agent: SR against episodes, mean ±
+std per epoch; objects: each metric at every evaluated N). Written as JSON (with the cells'
+commands, the code version and what is missing), a markdown table and the figure.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import pathlib
+import subprocess
+from typing import Sequence
+
+import numpy as np
+
+from imagine_tf.experiments.cells import Cell
+from imagine_tf.experiments.spec import ExperimentSpec
+from imagine_tf.experiments.statistics import ALPHA, summary, welch
+from imagine_tf.training.atomic_files import write_text_atomically
+
+CURVE_KEYS = ("eval_train_success", "eval_test_success")
+
+
+def lookup(results: dict | None, path: str):
+    """The value at a dotted path ("per_type.5") of a results dict, or None."""
+    value = results
+    for key in path.split("."):
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value if isinstance(value, (int, float)) else None
+
+
+def code_version(repository: pathlib.Path) -> str:
+    """The git commit of the repository (``+dirty`` with local changes), or the package's."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repository,
+                                capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=repository, capture_output=True, text=True).stdout.strip()  # fmt: skip
+        return commit + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        import imagine_tf
+
+        return f"imagine-tf {getattr(imagine_tf, '__version__', 'unknown')}"
+
+
+def _curves(cells: Sequence[Cell]) -> dict:
+    """{key: [{"episodes", "mean", "std", "n"}, ...]} per epoch over the cells' progress."""
+    by_epoch: dict[int, dict] = {}
+    for cell in cells:
+        for record in cell.curves():
+            entry = by_epoch.setdefault(record["epoch"], {"episodes": [], **{k: [] for k in CURVE_KEYS}})
+            entry["episodes"].append(record["episodes"])
+            for key in CURVE_KEYS:
+                entry[key].append(record.get(key))
+    curves = {key: [] for key in CURVE_KEYS}
+    for epoch in sorted(by_epoch):
+        entry = by_epoch[epoch]
+        for key in CURVE_KEYS:
+            curves[key].append({"epoch": epoch, "episodes": float(np.mean(entry["episodes"])),
+                                **{k: v for k, v in summary(entry[key]).items() if k != "values"}})  # fmt: skip
+    return curves
+
+
+def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
+    """The report's content (see the module docstring)."""
+    configurations = {}
+    missing = [c.name for c in cells if c.results() is None]  # in grid order
+    for label in spec.configurations:
+        own = [c for c in cells if c.label == label]
+        finished = [c for c in own if c.results() is not None]
+        entry = {
+            "seeds": [c.seed for c in finished],
+            "metrics": {name: summary([lookup(c.results(), path) for c in finished])
+                        for name, path in spec.metrics.items()},  # fmt: skip
+        }
+        if spec.eval_num_objects:
+            entry["by_num_objects"] = {
+                str(n): {name: summary([lookup(c.results(n), path) for c in finished])
+                         for name, path in spec.metrics.items()}
+                for n in spec.eval_num_objects
+            }  # fmt: skip
+        if spec.kind == "agent":
+            entry["curves"] = _curves(own)
+        configurations[label] = entry
+    comparisons = []
+    for a, b in spec.comparisons:
+        for name in spec.metrics:
+            values_a = configurations[a]["metrics"][name]["values"]
+            values_b = configurations[b]["metrics"][name]["values"]
+            comparisons.append({"a": a, "b": b, "metric": name, **welch(values_a, values_b)})
+    return {"configurations": configurations, "comparisons": comparisons, "missing": missing}
+
+
+def markdown(spec: ExperimentSpec, content: dict) -> str:
+    """The table of means ± std and the tests, as markdown."""
+    names = list(spec.metrics)
+    lines = [f"# Experiment `{spec.name}`", "", spec.description, "",
+             "| configuration | seeds | " + " | ".join(names) + " |",
+             "|---|---|" + "---|" * len(names)]  # fmt: skip
+    for label, entry in content["configurations"].items():
+        cells = [_mean_std(entry["metrics"][n]) for n in names]
+        lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
+    if content["comparisons"]:
+        lines += ["", f"Welch's two-tailed t-test, α = {ALPHA}:", "",
+                  "| a vs b | metric | difference | t | p | a > b |", "|---|---|---|---|---|---|"]  # fmt: skip
+        for test in content["comparisons"]:
+            holds = {True: "yes", False: "no", None: "—"}[test["a_greater"]]
+            lines.append(f"| {test['a']} vs {test['b']} | {test['metric']} | "
+                         f"{_number(test['difference'], '+.3f')} | {_number(test['t'], '.2f')} | "
+                         f"{_number(test['p'], '.2g')} | {holds} |")  # fmt: skip
+    if content["missing"]:
+        lines += ["", f"Missing ({len(content['missing'])} cells not finished): "
+                  + ", ".join(content["missing"])]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _number(value, spec: str) -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def _mean_std(entry: dict) -> str:
+    if entry["mean"] is None:
+        return "—"
+    return f"{entry['mean']:.3f}" + ("" if entry["std"] is None else f" ± {entry['std']:.3f}")
+
+
+def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.Path,
+                 repository: pathlib.Path, experiment_file: pathlib.Path) -> dict:  # fmt: skip
+    """Writes ``NAME.json``, ``NAME.md`` and ``NAME.png`` into ``out_dir``; returns the JSON."""
+    from imagine_tf.experiments.figures import draw
+
+    content = collect(spec, cells)
+    record = {
+        "experiment": spec.name,
+        "description": spec.description,
+        "file": str(experiment_file),
+        "command": f"imagine-tf experiment {spec.name} --report",
+        "code_version": code_version(repository),
+        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "seeds_per_configuration": spec.seeds,
+        "cell_commands": {cell.name: cell_command(cell) for cell in cells},
+        **content,
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(out_dir / f"{spec.name}.json", json.dumps(record, indent=1))
+    write_text_atomically(out_dir / f"{spec.name}.md", markdown(spec, content))
+    draw(spec, content, out_dir / f"{spec.name}.png")
+    return record
+
+
+def cell_command(cell: Cell) -> str:
+    """The cell's first command, as a user would type it (the run that makes it)."""
+    import dataclasses
+
+    fresh = dataclasses.replace(cell, root=pathlib.Path("RUNS"))  # independent of its state
+    first = fresh.commands()[0]
+    return "imagine-tf " + " ".join(_quoted(a) for a in first[3:])
+
+
+def _quoted(argument: str) -> str:
+    return f"'{argument}'" if " " in argument else argument

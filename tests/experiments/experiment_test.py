@@ -1,0 +1,147 @@
+"""`imagine-tf experiment`: the committed experiment files, the statistics, and a small grid
+run for real (subprocesses, two at a time), resumed, reported, and reported partially."""
+
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from imagine_tf.experiments.cells import grid
+from imagine_tf.experiments.report import collect, lookup
+from imagine_tf.experiments.spec import ExperimentSpec, load_experiment
+from imagine_tf.experiments.statistics import summary, welch
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXPERIMENTS = sorted((ROOT / "configs" / "experiments").glob("*.gin"))
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
+def test_every_committed_experiment_loads_and_its_gin_files_exist(path):
+    spec = load_experiment(path)
+    assert spec.name == path.stem and spec.seeds >= 3
+    for configuration in spec.configurations.values():
+        for gin_file in configuration.get("gin_files", []):
+            assert (ROOT / gin_file).is_file(), gin_file
+
+
+def test_summary_and_welch_match_scipy_and_the_sample_std():
+    a, b = [0.8, 0.7, 0.9, 0.75], [0.5, 0.6, 0.4]
+    assert summary(a)["std"] == pytest.approx(np.std(a, ddof=1))
+    assert summary([0.3, None, float("nan")]) == {"mean": 0.3, "std": None, "n": 1, "values": [0.3]}
+    test = welch(a, b)
+    expected = stats.ttest_ind(a, b, equal_var=False)
+    assert test["p"] == pytest.approx(expected.pvalue) and test["t"] == pytest.approx(expected.statistic)
+    assert test["a_greater"] is True and welch(b, a)["a_greater"] is False
+    assert welch([0.5], b)["p"] is None  # one seed: no test
+
+
+def test_bad_experiments_are_refused_naming_what_is_wrong():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        ExperimentSpec(kind="robot", configurations={"a": {}}, metrics={"m": "x"})
+    with pytest.raises(ValueError, match="Comparison"):
+        ExperimentSpec(configurations={"a": {}}, metrics={"m": "x"}, comparisons=(("a", "b"),))
+    with pytest.raises(ValueError, match="gin_files, bindings, args"):
+        ExperimentSpec(configurations={"a": {"gin": []}}, metrics={"m": "x"})
+    assert lookup({"per_type": {"5": 0.25}}, "per_type.5") == 0.25
+    assert lookup({"per_type": {}}, "per_type.5") is None
+
+
+SMALL = """
+ExperimentSpec.name = "small"
+ExperimentSpec.description = "two tiny configurations"
+ExperimentSpec.kind = "agent"
+ExperimentSpec.configurations = {
+    "fc": {"gin_files": ["configs/smoke.gin"], "bindings": []},
+    "fa": {"gin_files": ["configs/smoke.gin"], "bindings": ['TrainConfig.architecture = "fa"']},
+}
+ExperimentSpec.seeds = 2
+ExperimentSpec.num_epochs = 1
+ExperimentSpec.repetitions = 1
+ExperimentSpec.eval_num_objects = (3,)
+ExperimentSpec.metrics = {"train SR": "train_success", "Go SR": "train_per_predicate.Go"}
+ExperimentSpec.comparisons = (("fc", "fa"),)
+ExperimentSpec.figure = "curves"
+"""
+
+
+def _experiment(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "experiment",
+                           str(tmp_path / "small.gin"), "--root-dir", str(tmp_path / "runs"),
+                           "--out-dir", str(tmp_path / "out"), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)  # fmt: skip
+
+
+def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
+    (tmp_path / "small.gin").write_text(SMALL)
+    first = _experiment(tmp_path, "--parallel", "2")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "0 of 4 cells finished; running 4, 2 at a time" in first.stdout
+    record = json.loads((tmp_path / "out" / "small.json").read_text())
+    assert (tmp_path / "out" / "small.png").stat().st_size > 1000
+    assert "| fc | 2 |" in (tmp_path / "out" / "small.md").read_text()
+    for label in ("fc", "fa"):
+        cells = [json.loads((tmp_path / "runs" / f"{label}_s{s}" / "evaluations" / "epoch_0001.json")
+                            .read_text()) for s in (0, 1)]  # fmt: skip
+        entry = record["configurations"][label]
+        assert entry["seeds"] == [0, 1] and entry["metrics"]["train SR"]["values"] == [
+            c["train_success"] for c in cells]  # fmt: skip
+        assert [p["epoch"] for p in entry["curves"]["eval_train_success"]] == [1]
+    assert {t["metric"] for t in record["comparisons"]} == {"train SR", "Go SR"}
+    assert record["missing"] == [] and record["code_version"]
+    assert record["cell_commands"]["fa_s1"].startswith("imagine-tf train --threads 1 --root-dir")
+    again = _experiment(tmp_path)
+    assert "4 of 4 cells finished; running 0" in again.stdout
+    # A cell without its evaluation is reported as missing, the others still are.
+    shutil.rmtree(tmp_path / "runs" / "fa_s1" / "evaluations")
+    partial = _experiment(tmp_path, "--report")
+    assert partial.returncode == 0
+    record = json.loads((tmp_path / "out" / "small.json").read_text())
+    assert record["missing"] == ["fa_s1"] and record["configurations"]["fa"]["seeds"] == [0]
+    assert "Missing (1 cells not finished): fa_s1" in (tmp_path / "out" / "small.md").read_text()
+
+
+def test_unknown_experiments_are_a_usage_error(capsys):
+    from imagine_tf.cli.main import main
+
+    assert main(["experiment", "nonexistent"]) == 2
+    assert "the experiments are ['architectures'" in capsys.readouterr().err
+
+
+def test_the_grid_is_seed_major(tmp_path):
+    spec = load_experiment(ROOT / "configs" / "experiments" / "architectures.gin")
+    cells = grid(spec, tmp_path, ROOT)
+    assert [c.name for c in cells[:4]] == ["ma_s0", "fa_s0", "fc_s0", "ma_s1"]
+    assert collect(spec, cells)["missing"][:3] == ["ma_s0", "fa_s0", "fc_s0"]
+
+
+def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
+    import os
+    import signal
+    import time
+
+    (tmp_path / "small.gin").write_text(SMALL.replace("ExperimentSpec.num_epochs = 1",
+                                                      "ExperimentSpec.num_epochs = 2"))  # fmt: skip
+    command = [sys.executable, "-m", "imagine_tf.cli.main", "experiment", str(tmp_path / "small.gin"),
+               "--root-dir", str(tmp_path / "runs"), "--out-dir", str(tmp_path / "out"),
+               "--parallel", "2"]  # fmt: skip
+    runner = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, start_new_session=True)  # fmt: skip
+    deadline = time.time() + 300
+    while not list((tmp_path / "runs").glob("*/checkpoint")) and time.time() < deadline:
+        time.sleep(0.5)
+    assert list((tmp_path / "runs").glob("*/checkpoint")), "no cell checkpointed in time"
+    os.kill(runner.pid, signal.SIGTERM)
+    runner.wait(timeout=120)
+    time.sleep(1)
+    survivors = subprocess.run(["pgrep", "-f", str(tmp_path / "runs")], capture_output=True, text=True)
+    assert survivors.stdout.strip() == "", "cell processes outlived the stopped runner"
+    again = _experiment(tmp_path, "--parallel", "2")
+    assert again.returncode == 0, again.stdout + again.stderr
+    record = json.loads((tmp_path / "out" / "small.json").read_text())
+    assert record["missing"] == [] and all(
+        len(entry["seeds"]) == 2 for entry in record["configurations"].values())  # fmt: skip
