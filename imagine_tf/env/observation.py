@@ -61,6 +61,8 @@ class SceneFacts:
       initial_position: float [B, N, 2], object positions at t = 0.
       object_position: float [B, N, 2], current object positions.
       object_size: float [B, N], current sizes.
+      present: bool [B, N], the object exists (a padded slot of a scene with fewer objects
+        than N is all zeros: no type; `imagine_tf.env.object_padding`).
     """
 
     hand_position: np.ndarray
@@ -71,6 +73,7 @@ class SceneFacts:
     initial_position: np.ndarray
     object_position: np.ndarray
     object_size: np.ndarray
+    present: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -103,14 +106,16 @@ def decode_observation(observation: np.ndarray) -> SceneFacts:
     objects = current[:, BODY_DIM:].reshape(-1, num_objects, OBJECT_DIM)
     object_deltas = delta[:, BODY_DIM:].reshape(-1, num_objects, OBJECT_DIM)
     size = objects[..., SIZE_INDEX]
+    types = objects[..., TYPE_SLICE]
     return SceneFacts(
         hand_position=current[:, 0:2],
         # Exact one-hot rows: a dot with 0..31 is the argmax, an order of magnitude faster.
-        object_type=np.rint(objects[..., TYPE_SLICE] @ _TYPE_IDS).astype(np.int64),
+        object_type=np.rint(types @ _TYPE_IDS).astype(np.int64),
         object_colour=ontology.decode_colour(objects[..., RGB_SLICE]),
         held=objects[..., GRASPED_INDEX] > 0,
         grown=object_deltas[..., SIZE_INDEX] > GROWN_THRESHOLD,
         initial_position=objects[..., POSITION_SLICE] - object_deltas[..., POSITION_SLICE],
         object_position=objects[..., POSITION_SLICE],
         object_size=size,
+        present=types.max(axis=-1) > 0.5,
     )

@@ -117,6 +117,7 @@ def _grown(facts: SceneFacts, table: GoalTable, goals: np.ndarray) -> np.ndarray
 def _grasped_relative(facts: SceneFacts, table: GoalTable, goals: np.ndarray) -> np.ndarray:
     num_objects = facts.num_objects
     reference = _matches(facts, table.reference_colour, table.reference_name_mask, goals)
+    reference &= facts.present[:, :, None]  # a padded slot is no reference object
     held = _matches(facts, table.colour, table.name_mask, goals) & facts.held[:, :, None]
     initial = facts.initial_position
     # holds[b, h, r, g]: object h was initially <relation g> object r.

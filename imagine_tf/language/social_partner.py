@@ -153,7 +153,9 @@ class SocialPartner:
         for r in range(len(RELATION_WORDS)):
             # true[b, h, o]: held object h was initially <relation r> object o (o != h).
             true = relation_holds(initial[:, :, None, :], initial[:, None, :, :], np.int64(r))
-            reference = (true & other & facts.held[:, :, None]).any(axis=1)  # [B, N]
+            # a padded slot (no object) is no reference
+            reference = true & other & facts.held[:, :, None] & facts.present[:, None, :]
+            reference = reference.any(axis=1)  # [B, N]
             bits = np.where(reference[..., None], self._relative_bits[r][code], np.uint64(0))
             result |= np.bitwise_or.reduce(bits, axis=1)
         return result

@@ -80,6 +80,15 @@ def object_inputs(state: tf.Tensor, num_objects: int) -> tf.Tensor:
     return tf.gather(state, object_input_columns(num_objects), axis=-1)
 
 
+def present_objects(per_object: tf.Tensor) -> tf.Tensor:
+    """float [..., N]: 1 for an object, 0 for a padded slot (all zeros: no type one-hot), of
+    per-object inputs [..., N, F ≥ 38] (`object_inputs`: the type one-hot is at 6..37).
+    Scenes with fewer objects than the network's N are padded so (`env.object_padding`); MA
+    networks leave padded slots out of their sums and ORs."""
+    types = per_object[..., 2 * BODY_DIM : 2 * BODY_DIM + NUM_TYPES]
+    return tf.cast(tf.reduce_max(types, axis=-1) > 0.5, tf.float32)
+
+
 def object_pairs(num_objects: int) -> list[tuple[int, int]]:
     """The C(N, 2) unordered pairs (i, j), i < j."""
     return list(itertools.combinations(range(num_objects), 2))
@@ -131,7 +140,8 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
     """The goal-conditioned body shared by the actor and the critic (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine).
 
     * ``ma``: x_i ⊙ σ(Dense(F)(g)) -> ReLU(Dense(H)) -> ReLU(Dense(latent)) per object (shared
-      weights), **sum over objects**, -> ReLU(Dense(H)). Any N: the sum has the latent width.
+      weights), **sum over objects** (padded slots left out, `present_objects`), ->
+      ReLU(Dense(H)). Any N: the sum has the latent width.
     * ``fa``: s ⊙ σ(Dense(F)(g)) -> ReLU(Dense(H)) -> ReLU(Dense(H)).
     * ``fc``: [s, g] -> ReLU(Dense(H)) -> ReLU(Dense(H)).
 
@@ -176,6 +186,7 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
 
     def call(self, inputs):
         features, goal_embedding = inputs
+        present = present_objects(features) if self.after_sum is not None else None
         if self.attention is None:
             features = tf.concat([features, goal_embedding], axis=-1)
         else:
@@ -187,5 +198,5 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
             rows = layer(rows)
         if self.after_sum is not None:  # sum over objects (in float32), then the last layer
             per_object = tf.reshape(tf.cast(rows, tf.float32), [shape[0], shape[1], -1])
-            rows = self.after_sum(tf.reduce_sum(per_object, axis=1))
+            rows = self.after_sum(tf.reduce_sum(per_object * present[..., None], axis=1))
         return tf.cast(rows, tf.float32)

@@ -55,6 +55,7 @@ from imagine_tf.networks.deep_sets import (
     object_input_columns,
     object_inputs,
     object_pairs,
+    present_objects,
     pair_relations,
     split_state,
 )
@@ -168,8 +169,9 @@ class RewardNetwork(tf.keras.Model):
         return self._module_probabilities(state, self.encoder(inputs["goal"]))
 
     def _module_probabilities(self, state: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
-        if self.architecture == "ma":
-            return self._module(object_inputs(state, self.num_objects), goal_embedding)
+        if self.architecture == "ma":  # padded slots (no object) have probability 0
+            inputs = object_inputs(state, self.num_objects)
+            return self._module(inputs, goal_embedding) * present_objects(inputs)
         if self.architecture == "ma_pairs":
             attention = self._pair_attention(goal_embedding)
             return self._pair_probabilities(state, attention, per_goal=False)
@@ -294,7 +296,7 @@ class RewardNetwork(tf.keras.Model):
         flat = tf.reshape(gated, [-1, len(varying)])
         hidden = tf.nn.relu(tf.nn.bias_add(tf.matmul(flat, kernel), self.hidden.bias))
         module_logits = tf.reshape(self.readout(hidden), [-1, self.num_objects])  # [B, N]
-        return self.or_network.logits(tf.sigmoid(module_logits))
+        return self.or_network.logits(tf.sigmoid(module_logits) * present_objects(inputs))
 
     def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor, playground_states: bool = False,
              compute_dtype: str = "float32") -> tf.Tensor:  # fmt: skip
@@ -337,8 +339,9 @@ class RewardNetwork(tf.keras.Model):
             return self._or_over_modules(probabilities)  # [S, G]
         attention = self.attention.attention_vector(goal_embeddings)  # [G, F]
         if self.architecture == "ma" and playground_states:
+            present = present_objects(object_inputs(state, self.num_objects))[:, None, :]
             return self._or_over_modules(
-                tf.sigmoid(self._scan_playground_objects(state, attention, dtype))
+                tf.sigmoid(self._scan_playground_objects(state, attention, dtype)) * present
             )
         if self.architecture == "ma":
             inputs = object_inputs(state, self.num_objects)  # [S, N, 84]
@@ -348,7 +351,7 @@ class RewardNetwork(tf.keras.Model):
         module_logits = self._module_logits_per_goal(inputs, gated_kernels, dtype)  # [S, G, M]
         if self.architecture == "fa":
             return tf.sigmoid(module_logits[..., 0])
-        return self._or_over_modules(tf.sigmoid(module_logits))
+        return self._or_over_modules(tf.sigmoid(module_logits) * present_objects(inputs)[:, None, :])
 
     def _module_logits_per_goal(self, inputs: tf.Tensor, gated_kernels: tf.Tensor,
                                 dtype: tf.DType = tf.float32) -> tf.Tensor:  # fmt: skip

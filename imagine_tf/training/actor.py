@@ -21,6 +21,7 @@ import numpy as np
 from tf_agents.drivers import py_driver
 from tf_agents.policies import py_tf_eager_policy
 
+from imagine_tf.env.object_padding import PaddedObjects
 from imagine_tf.training.builder import EMBEDDING_UNITS, RunBuilder
 from imagine_tf.training.episode_batch import EpisodeBatch, GoalView
 
@@ -63,22 +64,29 @@ class EpisodeActor:
         config = builder.config
         self.builder, self.actor_id, self.actor_network = builder, actor_id, actor_network
         seed = config.seed + 7919 * actor_id  # actor 0 plays the single-process run's scenes
-        self.env = builder.make_env(config.episodes_per_cycle, seed)
+        # One environment, or one per scene size n (padded to N) with `min_objects`.
+        if config.min_objects is None:
+            self._envs = {config.num_objects: builder.make_env(config.episodes_per_cycle, seed)}
+        else:
+            self._envs = {
+                n: PaddedObjects(builder.make_env(config.episodes_per_cycle, seed + 101 * n,
+                                                  num_objects=n), config.num_objects)
+                for n in range(config.min_objects, config.num_objects + 1)
+            }  # fmt: skip
+        self.env = self._envs[config.num_objects]
         self.token_network, exploring, greedy = builder.make_policies(actor_network, self.env, seed)
         self.rng = np.random.default_rng(seed)
         length = self.env.config.episode_length
         self._recorder = EpisodeRecorder(config.episodes_per_cycle, length, builder.state_dim // 2)
+        policies = {explore: py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True,
+                                                                batch_time_steps=False)
+                    for explore, policy in ((True, exploring), (False, greedy))}  # fmt: skip
         self._drivers = {
-            explore: py_driver.PyDriver(
-                self.env,
-                py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True,
-                                                   batch_time_steps=False),  # fmt: skip
-                observers=[],
-                transition_observers=[self._recorder],
-                max_steps=config.episodes_per_cycle * length,
-            )
-            for explore, policy in ((True, exploring), (False, greedy))
-        }
+            (n, explore): py_driver.PyDriver(env, policy, observers=[],
+                                             transition_observers=[self._recorder],
+                                             max_steps=config.episodes_per_cycle * length)
+            for n, env in self._envs.items() for explore, policy in policies.items()
+        }  # fmt: skip
         self.goals = GoalView([], np.zeros((0, EMBEDDING_UNITS), np.float32))
         self.policy_step = 0
         self.timings = dict.fromkeys(("collection", "partner"), 0.0)
@@ -120,11 +128,14 @@ class EpisodeActor:
     def collect(self) -> EpisodeBatch:
         """One cycle: B episodes and the partner's descriptions of their final states."""
         start = time.perf_counter()
+        config = self.builder.config
+        if config.min_objects is not None:  # this cycle's scene size
+            self.env = self._envs[int(self.rng.integers(config.min_objects, config.num_objects + 1))]
         sentences, goal_ids, embeddings = self._targets()
-        explore = self.rng.random() >= self.builder.config.exploit_probability
+        explore = self.rng.random() >= config.exploit_probability
         self._recorder.start()
         goals = self.env.goal_source.encode(sentences, imagined=True)  # imagined: their words
-        self._drivers[explore].run(self.env.reset_with_goals(goals))
+        self._drivers[self.env.config.num_objects, explore].run(self.env.reset_with_goals(goals))
         batch = EpisodeBatch(
             observations=self._recorder.observations.copy(),
             actions=self._recorder.actions.copy(),

@@ -29,6 +29,10 @@ class TrainConfig:
     reward_architecture: str = "ma"
     reward: str = "learned"  # learned | oracle (relabelling rewards)
     num_objects: int = 3
+    # Scenes of varying size (not in the papers; their suggestion): with min_objects = n, each
+    # cycle's scenes have a number of objects drawn uniformly in [n, num_objects], padded to
+    # num_objects (`env.object_padding`); MA policy and reward only. None: always num_objects.
+    min_objects: int | None = None
     # One cycle: an actor plays this many episodes (the reference's 6 workers × 2), then the
     # learner makes `updates_per_cycle` updates. With K actor processes the ratio holds.
     episodes_per_cycle: int = 12
@@ -93,6 +97,15 @@ class TrainConfig:
                 raise ValueError(
                     f"TrainConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}."
                 )
+        if self.min_objects is not None and not (
+            1 <= self.min_objects <= self.num_objects
+            and self.architecture == self.reward_architecture == "ma"
+        ):
+            raise ValueError(
+                f"TrainConfig.min_objects = {self.min_objects} needs 1 <= min_objects <= "
+                f"num_objects = {self.num_objects} and the MA policy and reward (they leave the "
+                f"padded slots out), got {self.architecture} / {self.reward_architecture}."
+            )
         if self.imagination not in IMAGINATION_METHODS:
             raise ValueError(
                 f"TrainConfig.imagination must be one of {IMAGINATION_METHODS}, got "

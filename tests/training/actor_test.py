@@ -67,3 +67,25 @@ def test_batches_and_snapshots_survive_the_flat_arrays_of_the_replay_server():
     assert back.goals.imagined.tolist() == [False, False, True] and back.goals.imagining
     for a, b in zip(back.weights, snapshot.weights):
         np.testing.assert_array_equal(a, b)
+
+
+def test_with_min_objects_each_cycle_plays_scenes_of_a_drawn_size_padded_to_n():
+    config = dataclasses.replace(CONFIG, num_objects=5, min_objects=2)
+    builder, actor = make_actor(config)
+    actor.set_goals(GoalView(["Go left", "Grasp red cat"], np.ones((2, 100), np.float32)))
+    sizes = set()
+    for _ in range(12):
+        batch = actor.collect()
+        assert batch.observations.shape == (6, 51, 3 + 39 * 5)
+        present = batch.observations[:, 0, 3:].reshape(6, 5, 39)[..., :32].max(axis=-1) > 0.5
+        assert (present.sum(axis=1) == present.sum(axis=1)[0]).all()  # one size per cycle
+        assert (present[:, : present.sum(axis=1)[0]]).all()  # the real objects come first
+        sizes.add(int(present.sum(axis=1)[0]))
+        np.testing.assert_array_equal(
+            batch.descriptions, builder.partner.describe_matrix(batch.final_states)
+        )
+    assert sizes <= {2, 3, 4, 5} and len(sizes) >= 3
+    import pytest
+
+    with pytest.raises(ValueError, match="MA policy and reward"):
+        dataclasses.replace(CONFIG, architecture="fc", min_objects=2)
