@@ -4,7 +4,9 @@ A cell is an ordinary run made by the ordinary commands, so it resumes like any 
 
 * agent: `imagine-tf train` to ``num_epochs`` (one thread), then `imagine-tf eval` with
   ``repetitions`` episodes per goal, at the run's N and at each of ``eval_num_objects``;
-* reward: `imagine-tf reward train` (supervised, on the TFDS dataset).
+* reward: `imagine-tf reward train` (supervised, on the TFDS dataset);
+* reward_study: `imagine-tf reward study --seeds S` with the configuration's arguments (e.g.
+  ``--study two_object --arch ma_pairs --ensemble-size 3``: one ensemble per seed).
 
 A cell is finished when its results exist: the evaluation files of its last epoch (agent) or
 its ``metrics.json`` (reward).
@@ -57,9 +59,12 @@ class Cell:
     def commands(self) -> list[list[str]]:
         """The commands still to run, in order (none when finished)."""
         extra = list(self.spec.configurations[self.label].get("args", []))
-        if self.spec.kind == "reward":
+        if self.spec.kind in ("reward", "reward_study"):
             if self.results_file().exists():
                 return []
+            if self.spec.kind == "reward_study":
+                return [CLI + ["reward", "study", "--root-dir", str(self.directory),
+                               "--seeds", str(self.seed), *extra]]  # fmt: skip
             return [CLI + ["reward", "train", "--root-dir", str(self.directory),
                            "--seed", str(self.seed), *self._gin_flags(), *extra]]  # fmt: skip
         commands = []
@@ -79,6 +84,20 @@ class Cell:
                                        "--repetitions", str(self.spec.repetitions), *at_n])  # fmt: skip
         return commands
 
+    def _study_run(self) -> str:
+        """The study's directory of this seed: ``ARCH_sS`` or, for an ensemble, ``ARCH_xK_sS``."""
+        from imagine_tf.training.reward_ensemble import ensemble_directory
+
+        args = list(self.spec.configurations[self.label].get("args", []))
+
+        def value(flag, default):
+            return args[args.index(flag) + 1] if flag in args else default
+
+        architecture, size = value("--arch", "ma_pairs"), int(value("--ensemble-size", 1))
+        if size > 1:
+            return ensemble_directory(architecture, self.seed, size)
+        return f"{architecture}_s{self.seed}"
+
     def _trained_num_objects(self) -> int:
         config = self.directory / run_layout.CONFIG_JSON
         return json.loads(config.read_text()).get("num_objects", 3) if config.exists() else 3
@@ -94,6 +113,8 @@ class Cell:
         """Where the cell's results are (at another N: its evaluation at that N)."""
         if self.spec.kind == "reward":
             return self.directory / "metrics.json"
+        if self.spec.kind == "reward_study":
+            return self.directory / self._study_run() / "metrics.json"
         at_training_n = num_objects is None or num_objects == self._trained_num_objects()
         suffix = "" if at_training_n else f"_n{num_objects}"
         return (self.directory / run_layout.EVALUATIONS

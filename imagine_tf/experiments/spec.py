@@ -14,7 +14,7 @@ import pathlib
 
 import gin
 
-KINDS = ("agent", "reward")
+KINDS = ("agent", "reward", "reward_study")
 FIGURES = ("curves", "objects", "types", "bars")
 EXPERIMENTS_DIR = pathlib.Path("configs") / "experiments"
 
@@ -26,8 +26,9 @@ class ExperimentSpec:
 
     Attributes:
       name: the experiment's name (its file's stem).
-      kind: "agent" (`imagine-tf train` + `imagine-tf eval`) or "reward" (`imagine-tf reward
-        train`, supervised).
+      kind: "agent" (`imagine-tf train` + `imagine-tf eval`), "reward" (`imagine-tf reward
+        train`, supervised) or "reward_study" (`imagine-tf reward study` for one seed: its
+        ``args`` choose the study, the architecture and the ensemble size).
       configurations: {label: {"gin_files": [...], "bindings": [...], "args": [...]}}; "args"
         are extra command-line arguments of the cell's training command.
       seeds: how many seeds per configuration (0 .. seeds − 1).
