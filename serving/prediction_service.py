@@ -11,6 +11,9 @@ keeps serving after any of them.
 
 from __future__ import annotations
 
+import logging
+import threading
+
 import grpc
 import tensorflow as tf
 from tensorflow_serving.apis import (
@@ -27,6 +30,21 @@ from serving.request_validation import RequestError, convert_inputs, model_error
 from serving.tensor_protos import to_tensor_proto
 
 DEFAULT_SIGNATURE = "serving_default"
+LOG = logging.getLogger("serving")
+_logged: set[tuple[str, str]] = set()
+_logged_lock = threading.Lock()
+
+
+def internal_error_message(error: Exception) -> str:
+    """What a client is told of an unexpected failure; its traceback is logged once per kind."""
+    key = (type(error).__name__, str(error)[:200])
+    with _logged_lock:
+        first = key not in _logged
+        _logged.add(key)
+    if first:
+        LOG.error("unexpected error while serving a request", exc_info=error)
+    return (f"the server failed on this request ({type(error).__name__}); it keeps serving. "
+            "The server's log has the details.")  # fmt: skip
 
 
 class Predictor:
@@ -99,6 +117,8 @@ class PredictionServicer(prediction_service_pb2_grpc.PredictionServiceServicer):
             return self.predictor.predict(request, loaded)
         except (RequestError, LookupError, RuntimeError) as error:
             _abort(context, error)
+        except Exception as error:  # anything else: a clean INTERNAL, never UNKNOWN
+            context.abort(grpc.StatusCode.INTERNAL, internal_error_message(error))
 
     def GetModelMetadata(self, request, context):  # noqa: N802
         try:

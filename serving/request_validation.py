@@ -73,6 +73,8 @@ def convert_inputs(request_inputs, specs: dict[str, tf.TensorSpec],
             array = to_array(proto)
         except Exception as error:  # a TensorProto whose content does not match its shape
             raise RequestError(f"input {name!r} cannot be decoded: {error}") from None
+        if spec.dtype == tf.string:
+            _check_utf8(name, array)
         if spec.dtype.is_floating:
             if not np.all(np.isfinite(array)):
                 where = ""
@@ -82,6 +84,21 @@ def convert_inputs(request_inputs, specs: dict[str, tf.TensorSpec],
                 raise RequestError(f"input {name!r} contains NaN or inf{where}")
         arrays[name] = array
     return arrays
+
+
+def _check_utf8(name: str, array: np.ndarray) -> None:
+    """Strings must be UTF-8 text: a RequestError naming the row and the byte position."""
+    for index, value in enumerate(array.ravel()):
+        if isinstance(value, bytes):
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError as error:
+                where = np.unravel_index(index, array.shape) if array.ndim else ()
+                raise RequestError(
+                    f"input {name!r} at {list(map(int, where))}: bytes that are not UTF-8 text "
+                    f"at byte {error.start} ({value[error.start : error.start + 4]!r}); strings "
+                    "(goal sentences) must be UTF-8 encoded"
+                ) from None
 
 
 def model_error_message(error: tf.errors.OpError) -> str:

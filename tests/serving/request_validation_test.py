@@ -35,8 +35,9 @@ def test_valid_inputs_come_back_as_arrays():
         (dict(states=np.zeros((2, 240), np.float64)), "dtype float64, expected float32"),
         (dict(goals=["Go left"] * 65, states=np.zeros((65, 240), np.float32)), "maximum batch size 64"),
         (dict(states=np.zeros((2, 2, 240), np.float32)), r"shape \[2, 2, 240\]"),
+        (dict(goals=[b"Go left", b"Go \xc3("]), r"'goals' at \[1\]: bytes that are not UTF-8 text at byte 3"),
     ],
-    ids=["scalar NaN", "rows with inf", "dtype", "oversized", "rank"],
+    ids=["scalar NaN", "rows with inf", "dtype", "oversized", "rank", "not UTF-8"],
 )  # fmt: skip
 def test_bad_inputs_say_what_is_wrong(overrides, message):
     with pytest.raises(RequestError, match=message):
@@ -58,3 +59,32 @@ def test_unknown_rank_and_missing_inputs():
     del inputs["states"]
     with pytest.raises(RequestError, match=r"missing \['states'\]"):
         convert_inputs(inputs, SPECS, 64)
+
+
+def test_an_unexpected_failure_is_internal_with_a_message_and_logged_once(caplog):
+    import grpc
+    from tensorflow_serving.apis import predict_pb2
+
+    from serving.prediction_service import PredictionServicer
+
+    class Failing:  # a predictor whose model breaks in a way no check foresaw
+        def version_for(self, model_spec):
+            return None
+
+        def predict(self, request, loaded):
+            raise ZeroDivisionError("division by zero in a handler")
+
+    class Context:  # records what the servicer answers, as grpc's context would carry it
+        def abort(self, code, details):
+            self.code, self.details = code, details
+            raise RuntimeError("aborted")
+
+    servicer = PredictionServicer(Failing())
+    for _ in range(3):
+        context = Context()
+        with pytest.raises(RuntimeError, match="aborted"):
+            servicer.Predict(predict_pb2.PredictRequest(), context)
+        assert context.code == grpc.StatusCode.INTERNAL
+        assert "ZeroDivisionError" in context.details and "keeps serving" in context.details
+    logged = [r for r in caplog.records if "unexpected error" in r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info is not None

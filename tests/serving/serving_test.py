@@ -112,6 +112,7 @@ BAD_REQUESTS = {
     "unknown word": (dict(goals=["Grasp purple cat", "Go left"], states=STATES), "outside the vocabulary"),
     "goal too long": (dict(goals=["Grasp any red cat any red", "Go left"], states=STATES), "longer than"),
     "oversized batch": (dict(goals=["Go left"] * 65, states=random_states(65)), "maximum batch size 64"),
+    "not UTF-8": (dict(goals=[b"Go left", b"Grasp \xff\xfered cat"], states=STATES), "input 'goals' at [1]: bytes that are not UTF-8 text at byte 6"),
 }  # fmt: skip
 
 
