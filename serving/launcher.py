@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -27,7 +28,13 @@ def launch_command(command: list[str]) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                env=environment, text=True)  # fmt: skip
     line = process.stdout.readline()  # "serving 'NAME' on 127.0.0.1:PORT" once listening
-    if not line.startswith("serving"):
+    match = _LISTENING.search(line)
+    if not line.startswith("serving") or match is None:
         process.kill()
         raise RuntimeError(f"the server did not start (exit status {process.wait()}): {line!r}")
-    return process, "127.0.0.1:" + line.strip().rsplit(":", 1)[1]
+    # ", REST on HOST:PORT" when the REST API is on: its URL
+    process.rest_url = f"http://127.0.0.1:{match['rest']}" if match["rest"] else None
+    return process, f"127.0.0.1:{match['grpc']}"
+
+
+_LISTENING = re.compile(r" on [^ ]+:(?P<grpc>\d+)(?:, REST on [^ ]+:(?P<rest>\d+))?")

@@ -11,6 +11,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model_name", "--model-name", default="reward")
     parser.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default) or 0.0.0.0")
     parser.add_argument("--port", type=int, default=8500)
+    parser.add_argument(
+        "--rest_api_port",
+        "--rest-port",
+        type=int,
+        nargs="?",
+        const=8501,
+        default=None,
+        help="also serve TF Serving's REST API on this port (alone: 8501; 0: a free port)",
+    )
+    parser.add_argument(
+        "--rest_framework",
+        "--rest-framework",
+        choices=("aiohttp", "tornado"),
+        default="aiohttp",
+        help="the REST API's HTTP server",
+    )
     parser.add_argument("--max_batch_size", "--max-batch-size", type=int, default=65_536)
     parser.add_argument("--max_message_mb", "--max-message-mb", type=int, default=64)
     parser.add_argument("--workers", type=int, default=8)

@@ -31,6 +31,8 @@ from serving.batching import BatchingOptions
 from serving.model_registry import LoadedVersion, ModelRegistry
 from serving.options import add_arguments
 from serving.prediction_service import ModelStatusServicer, PredictionServicer, Predictor
+from serving.rest_api import RestApi
+from serving.rest_server import RestServer
 from serving.signature_runner import session_config
 
 LOG = logging.getLogger("serving")
@@ -54,6 +56,8 @@ class ServingProcess:
       num_versions, version_labels: how many of the newest versions are served, and label ->
         version.
       tls: (certificate chain PEM bytes, private key PEM bytes) or None.
+      rest_port: also serve TF Serving's REST API there (None: not; 0: a free port, see
+        ``self.rest.port``), with ``rest_framework`` ("aiohttp" or "tornado").
     """
 
     def __init__(self, model_base_path: str, model_name: str, host: str = "127.0.0.1",
@@ -62,7 +66,8 @@ class ServingProcess:
                  intra_op_threads: int = 0, inter_op_threads: int = 0,
                  batching: BatchingOptions | None = None,
                  batching_signatures: tuple[str, ...] = ("serving_default", "score"),
-                 num_versions: int = 1, version_labels: dict[str, int] | None = None):  # fmt: skip
+                 num_versions: int = 1, version_labels: dict[str, int] | None = None,
+                 rest_port: int | None = None, rest_framework: str = "aiohttp"):  # fmt: skip
         self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds,
                                       session_config(intra_op_threads, inter_op_threads),
                                       batching, batching_signatures, num_versions,
@@ -91,6 +96,10 @@ class ServingProcess:
             self.port = self.server.add_insecure_port(address)
         if self.port == 0:
             raise OSError(f"cannot listen on {address} (in use?)")
+        self.rest = None
+        if rest_port is not None:  # TF Serving's REST API, the same predictor and checks
+            self.rest = RestServer(RestApi(self.predictor, self.registry), host, rest_port,
+                                   rest_framework, max_message_bytes, workers)  # fmt: skip
         self.stopped = threading.Event()
 
     def _set_health(self, status) -> None:
@@ -115,6 +124,8 @@ class ServingProcess:
     def start(self) -> "ServingProcess":
         """Starts listening, then loads the latest version (health SERVING once AVAILABLE)."""
         self.server.start()
+        if self.rest is not None:
+            self.rest.start()
         self.registry.start()
         return self
 
@@ -128,6 +139,8 @@ class ServingProcess:
         self.stopped.set()  # first: a version loading now does not turn the health back on
         self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
         self.server.stop(grace_seconds).wait()
+        if self.rest is not None:
+            self.rest.stop()
         self.registry.stop()
 
 
@@ -167,7 +180,8 @@ def serve(args: argparse.Namespace) -> int:
                              args.poll_seconds, tls, args.tensorflow_intra_op_parallelism,
                              args.tensorflow_inter_op_parallelism, batching,
                              tuple(n for n in args.batching_signatures.split(",") if n),
-                             args.num_versions, parse_version_labels(args.version_labels)).start()  # fmt: skip
+                             args.num_versions, parse_version_labels(args.version_labels),
+                             args.rest_api_port, args.rest_framework).start()  # fmt: skip
     done = threading.Event()
 
     def drain(signum, frame):
@@ -179,7 +193,8 @@ def serve(args: argparse.Namespace) -> int:
     served = process.registry.served()
     LOG.info("listening on %s:%s (model %r, version %s)", args.host, process.port,
              args.model_name, served.version if served else "none yet")  # fmt: skip
-    print(f"serving {args.model_name!r} on {args.host}:{process.port}", flush=True)
+    rest = f", REST on {args.host}:{process.rest.port}" if process.rest else ""
+    print(f"serving {args.model_name!r} on {args.host}:{process.port}{rest}", flush=True)
     while not done.wait(0.5):  # wakes up for the signal handlers
         pass
     process.stop(args.grace_seconds)
