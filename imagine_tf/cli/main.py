@@ -198,14 +198,26 @@ def _score_command(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{len(args.goal)} goals for {len(states)} states: give one goal, or one per state."
         )
-    try:
-        with RewardClient(args.server, args.model_name, args.version, args.timeout,
-                          version_label=args.version_label) as client:  # fmt: skip
-            result = client.score(goals, states)
-    except grpc.RpcError as error:
-        raise UsageError(
-            f"the server at {args.server} answered {error.code().name}: {error.details()}"
-        ) from None
+    if args.rest:
+        from serving.rest_client import RestError, RestRewardClient
+
+        try:
+            with RestRewardClient(args.rest, args.model_name, args.version, args.timeout,
+                                  version_label=args.version_label) as client:  # fmt: skip
+                result = client.score(goals, states)
+        except RestError as error:
+            raise UsageError(f"the server at {args.rest} answered {error}") from None
+        except OSError as error:  # requests' connection errors
+            raise UsageError(f"cannot reach {args.rest}: {error}") from None
+    else:
+        try:
+            with RewardClient(args.server, args.model_name, args.version, args.timeout,
+                              version_label=args.version_label) as client:  # fmt: skip
+                result = client.score(goals, states)
+        except grpc.RpcError as error:
+            raise UsageError(
+                f"the server at {args.server} answered {error.code().name}: {error.details()}"
+            ) from None
     rows = [{"goal": goal, "probability": float(p), "reward": bool(r),
              "module_probabilities": [round(float(m), 4) for m in modules]}
             for goal, p, r, modules in zip(goals, result["probability"], result["reward"],
@@ -442,7 +454,9 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--state-file", required=True, help=".npy of [D] or [B, D] (see play --save-state)"
     )
-    score.add_argument("--server", default="127.0.0.1:8500")
+    score.add_argument("--server", default="127.0.0.1:8500", help="gRPC host:port")
+    score.add_argument("--rest", metavar="URL",
+                       help="use the REST API instead, e.g. http://127.0.0.1:8501")
     score.add_argument("--model-name", default="reward")
     score_version = score.add_mutually_exclusive_group()
     score_version.add_argument("--version", type=int, help="default: the newest served")

@@ -147,3 +147,25 @@ def test_curl_works_as_in_the_readme(served):
                              "-d", body], capture_output=True, text=True, timeout=30, check=True)  # fmt: skip
     prediction = json.loads(output.stdout)["predictions"][0]
     assert set(prediction) == {"probability", "reward", "module_probabilities"}
+
+
+def test_the_rest_client_and_cli_score_like_grpc(served, tmp_path):
+    import numpy as np
+
+    from imagine_tf.cli.main import main
+    from serving.rest_client import RestError, RestRewardClient
+
+    target, url = served
+    goals = ["Grasp red cat", "Go left", "Grow any plant"]
+    expected = _grpc_score(target, goals, STATES)
+    with RestRewardClient(url, version=1) as client:
+        assert client.status() == {1: "AVAILABLE"}
+        np.testing.assert_allclose(client.score(goals, STATES)["probability"],
+                                   expected["probability"], rtol=1e-6)  # fmt: skip
+        assert client.scan(STATES, goals)["probabilities"].shape == (3, 3)
+        assert client.metadata()["architecture"] == "ma"
+        with pytest.raises(RestError, match="HTTP 400: .*outside the vocabulary"):
+            client.score(["Grasp purple cat"], STATES[:1])
+    np.save(tmp_path / "s.npy", STATES[0])
+    assert main(["score", "--goal", "Go left", "--state-file", str(tmp_path / "s.npy"),
+                 "--rest", url, "--json"]) == 0  # fmt: skip
