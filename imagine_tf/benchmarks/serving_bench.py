@@ -13,7 +13,11 @@ PredictionService stub, ``score`` signature:
   (`grpc_echo_server`), i.e. what the transport alone costs here;
 * with server-side batching on (a second server): one pair's p50 and 16 concurrent clients;
 * a soak: 64 concurrent clients of batch 1 for ``soak_seconds`` (60): requests, errors, and
-  the server's resident memory before and after.
+  the server's resident memory before and after;
+* REST (`rest_bench`): one pair and batch 1024 on each HTTP stack, then a soak of 64 clients,
+  half REST half gRPC, on the faster one.
+
+Every figure says how it was measured: server-side batching on or off, how many clients.
 
 Targets (issue 5): p50 ≤ 2 ms, p99 ≤ 5 ms for one pair; ≥ 100,000 pairs/s at batch 1024; ratio
 ≤ 1.2 at batch 1024; soak with 0 errors and stable memory.
@@ -23,7 +27,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import pathlib
 import tempfile
 import threading
 import time
@@ -31,14 +34,11 @@ import time
 import numpy as np
 import tensorflow as tf
 
-TARGETS = {"p50_ms": 2.0, "p99_ms": 5.0, "pairs_per_s_batch_1024": 100_000, "ratio_batch_1024": 1.2}
+from imagine_tf.benchmarks.rest_bench import mixed_soak, rest_measures
+from imagine_tf.benchmarks.timing import resident_mb, timed
 
-
-def _resident_mb(pid: int) -> float:
-    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+TARGETS = {"p50_ms": 2.0, "p99_ms": 5.0, "pairs_per_s_batch_1024": 100_000, "ratio_batch_1024": 1.2,
+           "rest_p50_ms": 3.0, "rest_p99_ms": 8.0, "batching_16_clients_requests_per_s": 2_000}  # fmt: skip
 
 
 def _request(goals, states, predict_pb2, model_pb2):
@@ -48,18 +48,6 @@ def _request(goals, states, predict_pb2, model_pb2):
     request.inputs["goals"].CopyFrom(tf.make_tensor_proto(goals))
     request.inputs["states"].CopyFrom(tf.make_tensor_proto(states))
     return request
-
-
-def _timed(call, count: int, warm_up: int = 0) -> np.ndarray:
-    """Seconds of ``count`` calls, after ``warm_up`` untimed ones."""
-    for _ in range(warm_up):
-        call()
-    times = np.empty(count)
-    for i in range(count):
-        start = time.perf_counter()
-        call()
-        times[i] = time.perf_counter() - start
-    return times
 
 
 def _concurrent(target: str, clients: int, seconds: float, request) -> dict:
@@ -101,7 +89,7 @@ def _with_batching(base, one, quick: bool) -> dict:
     server, target = launch(base, "--workers", "16", "--enable_batching")
     try:
         stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
-        latency = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000, 50) * 1e3
+        latency = timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000, 50) * 1e3
         concurrent = _concurrent(target, 16, 5 if quick else 15, one)
     finally:
         server.terminate()
@@ -125,8 +113,8 @@ def _echo_floor(one, big, quick: bool) -> dict:
     )
     try:
         stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
-        one_times = _timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000, 50)
-        big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
+        one_times = timed(lambda: stub.Predict(one, timeout=10), 200 if quick else 1000, 50)
+        big_times = timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
     finally:
         process.kill()
         process.wait()
@@ -142,6 +130,7 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
     from imagine_tf.language.vocabulary import Vocabulary
     from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
     from serving.launcher import launch
+    from serving.rest_server import FRAMEWORKS
     from serving.signature_runner import LoadedSession
 
     vocabulary = Vocabulary.default()
@@ -162,8 +151,8 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             big_states = rng.uniform(-1, 1, (1024, 240)).astype(np.float32)
             big = _request(["Grasp red cat"] * 1024, big_states, predict_pb2, model_pb2)
             calls = 200 if quick else 1000
-            latency = _timed(lambda: stub.Predict(one, timeout=10), calls, 50) * 1e3
-            big_times = _timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
+            latency = timed(lambda: stub.Predict(one, timeout=10), calls, 50) * 1e3
+            big_times = timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
             model = tf.saved_model.load(str(path)).signatures["score"]
             local_one = dict(
                 goals=tf.constant(["Grasp red cat"]),
@@ -172,32 +161,39 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             local_big = dict(
                 goals=tf.constant(["Grasp red cat"] * 1024), states=tf.constant(big_states)
             )
-            local_one_times = _timed(lambda: model(**local_one), calls, 50)
-            local_big_times = _timed(lambda: model(**local_big), 20 if quick else 100, 5)
+            local_one_times = timed(lambda: model(**local_one), calls, 50)
+            local_big_times = timed(lambda: model(**local_big), 20 if quick else 100, 5)
             runner = LoadedSession(path).signatures["score"]
             session_one = {k: v.numpy() for k, v in local_one.items()}
             session_big = {k: v.numpy() for k, v in local_big.items()}
-            session_one_times = _timed(lambda: runner.run(session_one), calls, 50)
-            session_big_times = _timed(lambda: runner.run(session_big), 20 if quick else 100, 5)
+            session_one_times = timed(lambda: runner.run(session_one), calls, 50)
+            session_big_times = timed(lambda: runner.run(session_big), 20 if quick else 100, 5)
             concurrent = _concurrent(target, 16, 5 if quick else 15, one)
-            rss_before = _resident_mb(server.pid)
+            rss_before = resident_mb(server.pid)
             soak = _concurrent(target, 64, soak_seconds, one)
-            rss_after = _resident_mb(server.pid)
+            rss_after = resident_mb(server.pid)
         finally:
             server.terminate()
             exit_status = server.wait(timeout=60)
         floor = _echo_floor(one, big, quick)
         batched = _with_batching(base, one, quick)
+        one_state = tf.make_ndarray(one.inputs["states"])
+        rest = {framework: rest_measures(base, framework, one_state, big_states, quick)
+                for framework in FRAMEWORKS}  # fmt: skip
+        fastest = max(FRAMEWORKS, key=lambda f: rest[f]["batch_1024_columnar"]["pairs_per_s"])
+        mixed = mixed_soak(base, fastest, one, one_state, 64, soak_seconds)
     p50, p99 = np.percentile(latency, [50, 99])
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "tensorflow": tf.__version__},
         "setup": "server and client on the same 2-core machine, loopback; MA reward, N = 3, signature score",
-        "one_pair": {"calls": calls, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3),
+        "one_pair": {"server_flags": "batching off", "clients": 1,
+                     "calls": calls, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3),
                      "max_ms": round(float(latency.max()), 3)},  # fmt: skip
-        "batch_1024": {"calls": len(big_times), "median_ms": round(float(np.median(big_times)) * 1e3, 2),
+        "batch_1024": {"server_flags": "batching off", "clients": 1, "calls": len(big_times), "median_ms": round(float(np.median(big_times)) * 1e3, 2),
                        "pairs_per_s": round(1024 / float(np.median(big_times)))},  # fmt: skip
         "concurrent_16_clients_batch_1": {
+            "server_flags": "batching off",
             **concurrent,
             "pairs_per_s": concurrent["requests_per_s"],
         },
@@ -219,5 +215,8 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             "server_rss_mb_after": round(rss_after, 1),
         },
         "server_exit_status_after_sigterm": exit_status,
+        "rest": rest,
+        "rest_fastest_framework_at_batch_1024": fastest,
+        "soak_mixed_rest_and_grpc": mixed,
         "targets": TARGETS,
     }
