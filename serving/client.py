@@ -30,7 +30,33 @@ from serving.tensor_protos import to_tensor_proto
 STATE_NAMES = {10: "START", 20: "LOADING", 30: "AVAILABLE", 40: "UNLOADING", 50: "END"}
 
 
-class RewardClient:
+class SignatureClient:
+    """The reward model's calls over any transport: subclasses give `predict` and `close`."""
+
+    def predict(self, signature: str, inputs: dict) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def score(self, goals: Sequence[str], states: np.ndarray) -> dict[str, np.ndarray]:
+        """One goal per state: goals [B], states float32 [B, D]."""
+        return self.predict("score", {"goals": np.asarray(goals, dtype=object),
+                                      "states": np.asarray(states, np.float32)})  # fmt: skip
+
+    def scan(self, states: np.ndarray, goals: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every state with every goal: states [B, D], goals [K] -> [B, K]."""
+        return self.predict("scan", {"states": np.asarray(states, np.float32),
+                                     "goals": np.asarray(goals, dtype=object)})  # fmt: skip
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class RewardClient(SignatureClient):
     """Calls a served reward model.
 
     Args:
@@ -73,16 +99,6 @@ class RewardClient:
         response = self.prediction.Predict(request, timeout=self.timeout)
         return {name: tf.make_ndarray(proto) for name, proto in response.outputs.items()}
 
-    def score(self, goals: Sequence[str], states: np.ndarray) -> dict[str, np.ndarray]:
-        """One goal per state: goals [B], states float32 [B, D]."""
-        return self.predict("score", {"goals": np.asarray(goals, dtype=object),
-                                      "states": np.asarray(states, np.float32)})  # fmt: skip
-
-    def scan(self, states: np.ndarray, goals: Sequence[str]) -> dict[str, np.ndarray]:
-        """Every state with every goal: states [B, D], goals [K] -> [B, K]."""
-        return self.predict("scan", {"states": np.asarray(states, np.float32),
-                                     "goals": np.asarray(goals, dtype=object)})  # fmt: skip
-
     def metadata(self) -> dict:
         """The model's metadata (architecture, accepted N, threshold, vocabulary, goals)."""
         return json.loads(self.predict("metadata", {})["metadata"].item())
@@ -97,9 +113,3 @@ class RewardClient:
 
     def close(self) -> None:
         self.channel.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

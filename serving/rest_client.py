@@ -11,10 +11,11 @@ Requests are TF Serving's columnar ``{"signature_name", "inputs"}``; a non-200 a
 from __future__ import annotations
 
 import json
-from typing import Sequence
 
 import numpy as np
 import requests
+
+from serving.client import SignatureClient
 
 
 class RestError(Exception):
@@ -25,7 +26,7 @@ class RestError(Exception):
         self.status, self.message = status, message
 
 
-class RestRewardClient:
+class RestRewardClient(SignatureClient):
     """Calls a served reward model over HTTP.
 
     Args:
@@ -63,12 +64,6 @@ class RestRewardClient:
             outputs = {"output": outputs}
         return {name: np.asarray(value) for name, value in outputs.items()}
 
-    def score(self, goals: Sequence[str], states: np.ndarray) -> dict[str, np.ndarray]:
-        return self.predict("score", {"goals": list(goals), "states": np.asarray(states, np.float32)})
-
-    def scan(self, states: np.ndarray, goals: Sequence[str]) -> dict[str, np.ndarray]:
-        return self.predict("scan", {"states": np.asarray(states, np.float32), "goals": list(goals)})
-
     def metadata(self) -> dict:
         body = {"signature_name": "metadata", "inputs": {}}
         return json.loads(self._call("POST", ":predict", body)["outputs"])
@@ -80,12 +75,12 @@ class RestRewardClient:
     def close(self) -> None:
         self.session.close()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
 
 def _jsonable(value):
-    return value.tolist() if isinstance(value, np.ndarray) else value
+    if isinstance(value, np.ndarray):  # strings (dtype object) are str or bytes
+        return [_text(v) for v in value.ravel()] if value.dtype == object else value.tolist()
+    return value
+
+
+def _text(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else value

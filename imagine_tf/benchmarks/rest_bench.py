@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from imagine_tf.benchmarks.timing import resident_mb, timed
+from imagine_tf.benchmarks.timing import resident_mb, run_together, timed
 
 
 def _one_pair_body(states: np.ndarray) -> bytes:
@@ -102,13 +102,7 @@ def mixed_soak(base: str, framework: str, grpc_request, states_one: np.ndarray, 
 
     try:
         rss_before = resident_mb(server.pid)
-        threads = [threading.Thread(target=rest_loop if k % 2 else grpc_loop) for k in range(clients)]
-        start = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.perf_counter() - start
+        elapsed = run_together([rest_loop if k % 2 else grpc_loop for k in range(clients)])
         rss_after = resident_mb(server.pid)
     finally:
         server.terminate()

@@ -26,16 +26,16 @@ Targets (issue 5): p50 ≤ 2 ms, p99 ≤ 5 ms for one pair; ≥ 100,000 pairs/s 
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 import tempfile
-import threading
 import time
 
 import numpy as np
 import tensorflow as tf
 
 from imagine_tf.benchmarks.rest_bench import mixed_soak, rest_measures
-from imagine_tf.benchmarks.timing import resident_mb, timed
+from imagine_tf.benchmarks.timing import resident_mb, run_together, timed
 
 TARGETS = {"p50_ms": 2.0, "p99_ms": 5.0, "pairs_per_s_batch_1024": 100_000, "ratio_batch_1024": 1.2,
            "rest_p50_ms": 3.0, "rest_p99_ms": 8.0, "batching_16_clients_requests_per_s": 2_000}  # fmt: skip
@@ -67,13 +67,7 @@ def _concurrent(target: str, clients: int, seconds: float, request) -> dict:
             except grpc.RpcError as error:
                 errors.append(error.code().name)
 
-    threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
-    start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - start
+    elapsed = run_together([functools.partial(loop, k) for k in range(clients)])
     return {"clients": clients, "seconds": round(elapsed, 1), "requests": sum(counts),
             "requests_per_s": round(sum(counts) / elapsed, 1), "errors": len(errors),
             "error_codes": sorted(set(errors))}  # fmt: skip

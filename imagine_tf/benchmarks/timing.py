@@ -26,3 +26,16 @@ def resident_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def run_together(loops) -> float:
+    """Starts one thread per callable of ``loops``, waits for all; the seconds it took."""
+    import threading
+
+    threads = [threading.Thread(target=loop) for loop in loops]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - start
