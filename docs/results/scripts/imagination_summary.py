@@ -4,7 +4,7 @@ For each run: its config (imagination, final-goal ratio, seed), the evaluation a
 epoch (`imagine-tf eval --repetitions 30`: evaluations/epoch_EEEE.json), the imagined set's
 size and test coverage per epoch (progress.jsonl), and the test goals the policy reaches.
 
-    python docs/results/scripts/imagination_summary.py --epoch 30 --out FILE RUN_DIR...
+    python docs/results/scripts/imagination_summary.py --epoch 30 --out FILE [--plot PNG] RUN_DIR...
 """
 
 import argparse
@@ -15,6 +15,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("runs", nargs="+")
 parser.add_argument("--epoch", type=int, required=True)
 parser.add_argument("--out", required=True)
+parser.add_argument("--plot", help="PNG: imagined set over epochs, and test SR over epochs")
 args = parser.parse_args()
 rows = []
 for run in map(pathlib.Path, args.runs):
@@ -50,4 +51,26 @@ command = "python docs/results/scripts/imagination_summary.py --epoch {} --out {
     args.epoch, args.out, " ".join(args.runs)
 )
 pathlib.Path(args.out).write_text(json.dumps({"command": command, "runs": rows}, indent=1))
+if args.plot:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for row in rows:
+        if row["imagined_over_epochs"]:
+            epochs = [p["epoch"] for p in row["imagined_over_epochs"]]
+            line = left.plot(epochs, [p["imagined"] for p in row["imagined_over_epochs"]],
+                             label=f"{row['run']}: imagined")[0]
+            left.plot(epochs, [p["imagined_test_goals"] for p in row["imagined_over_epochs"]],
+                      linestyle="--", color=line.get_color(), label=f"{row['run']}: test goals among them")
+        style = "-" if row["imagination"] != "none" else ":"
+        right.plot(*zip(*row["in_training_test_success"]), style, label=row["run"])
+    left.set(xlabel="epoch", ylabel="goals", title="imagined set (CGH)", ylim=(0, None))
+    right.set(xlabel="epoch", ylabel="test SR (1 episode per goal)", ylim=(0, 1), title="test goals")
+    left.legend(fontsize=6)
+    right.legend(fontsize=6)
+    figure.tight_layout()
+    figure.savefig(args.plot, dpi=110)
 print(f"wrote {args.out}: {len(rows)} runs")
