@@ -38,6 +38,8 @@ ALLOWED = {
         "distributed",
     },
     "tuning": {"language", "networks", "reward", "data", "training"},
+    # experiments run `imagine-tf` subprocesses; they read run files (training's layout)
+    "experiments": {"training"},
     "export": {"agents", "reward", "language", "networks"},
     "cli": {
         "env",
@@ -53,6 +55,7 @@ ALLOWED = {
         "playground",
         "export",
         "distributed",
+        "experiments",
     },
 }
 
