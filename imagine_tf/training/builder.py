@@ -30,7 +30,8 @@ from imagine_tf.networks.actor_network import ActorNetwork
 from imagine_tf.networks.critic_network import CriticNetwork
 from imagine_tf.networks.goal_token_actor import GoalTokenActorNetwork
 from imagine_tf.networks.precision import has_native_bfloat16
-from imagine_tf.networks.reward_network import BFLOAT16_SCAN_ARCHITECTURES, RewardNetwork
+from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.networks.reward_scan import BFLOAT16_SCAN_ARCHITECTURES
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
 from imagine_tf.reward.reward_memory import RewardMemory
 from imagine_tf.training.config import TrainConfig

@@ -6,7 +6,6 @@ import json
 import signal
 
 import grpc
-import numpy as np
 import pytest
 import requests
 import tensorflow as tf

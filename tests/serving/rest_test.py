@@ -14,7 +14,7 @@ import requests
 import tensorflow as tf
 from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 
-from tests.serving.serving_test import export, random_states, start_server
+from tests.serving.serving_test import export, random_states
 
 STATES = random_states(3)
 
