@@ -11,6 +11,7 @@ keeps serving after any of them.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 
@@ -97,6 +98,22 @@ class Predictor:
         return response
 
 
+def answers_cleanly(handler):
+    """A servicer method whose unexpected exceptions become INTERNAL with a message (never
+    UNKNOWN with internals); what the method aborted with itself passes through."""
+
+    @functools.wraps(handler)
+    def wrapped(self, request, context):
+        try:
+            return handler(self, request, context)
+        except Exception as error:
+            if context.code() is not None:  # the handler aborted: answered already
+                raise
+            context.abort(grpc.StatusCode.INTERNAL, internal_error_message(error))
+
+    return wrapped
+
+
 def _abort(context, error: Exception):
     if isinstance(error, RequestError):
         context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
@@ -111,15 +128,15 @@ class PredictionServicer(prediction_service_pb2_grpc.PredictionServiceServicer):
     def __init__(self, predictor: Predictor):
         self.predictor = predictor
 
+    @answers_cleanly
     def Predict(self, request, context):  # noqa: N802 - the gRPC method name
         try:
             loaded = self.predictor.version_for(request.model_spec)
             return self.predictor.predict(request, loaded)
         except (RequestError, LookupError, RuntimeError) as error:
             _abort(context, error)
-        except Exception as error:  # anything else: a clean INTERNAL, never UNKNOWN
-            context.abort(grpc.StatusCode.INTERNAL, internal_error_message(error))
 
+    @answers_cleanly
     def GetModelMetadata(self, request, context):  # noqa: N802
         try:
             loaded = self.predictor.version_for(request.model_spec)
@@ -146,6 +163,7 @@ class ModelStatusServicer(model_service_pb2_grpc.ModelServiceServicer):
     def __init__(self, model_name: str, registry: ModelRegistry):
         self.model_name, self.registry = model_name, registry
 
+    @answers_cleanly
     def GetModelStatus(self, request, context):  # noqa: N802
         if request.model_spec.name != self.model_name:
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown model {request.model_spec.name!r}")
