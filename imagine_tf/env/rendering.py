@@ -83,8 +83,18 @@ def render_state(state: np.ndarray, goal: str | None = None, side: int = 320) ->
     )
     draw.rectangle((0, 0, side, _CAPTION_HEIGHT), fill=(255, 255, 255))
     if goal:
-        draw.text((4, 4), goal, fill=(0, 0, 0), font=font)
+        _draw_words(draw, (4, 4), goal, ImageFont.load_default(size=14))
     return np.asarray(image)
+
+
+def _draw_words(draw, xy: tuple[float, float], text: str, font) -> None:
+    """Text word by word, an "n" apart: the default font's space is 2-3 pixels wide, too
+    narrow to see ("Grasp any animal" read as one word)."""
+    x, y = xy
+    gap = font.getlength("n")
+    for word in text.split():
+        draw.text((x, y), word, fill=(0, 0, 0), font=font)
+        x += font.getlength(word) + gap
 
 
 def render_states(
