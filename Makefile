@@ -32,8 +32,14 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ""
 
+## Every benchmark, each writing its record in docs/results/ (about 20 minutes on 2 cores;
+## run it on an otherwise idle machine).
 bench: $(STAMP)
 	$(BIN)/imagine-tf bench env --out docs/results/env_bench.json
+	$(BIN)/imagine-tf bench dataset --out docs/results/dataset_bench.json
+	$(BIN)/imagine-tf bench train --out docs/results/epoch_bench.json
+	$(BIN)/imagine-tf bench distributed --out docs/results/distributed_bench.json
+	$(BIN)/imagine-tf bench serving --out docs/results/serving_bench.json
 
 clean:
 	rm -rf $(VENV) outputs runs .pytest_cache
