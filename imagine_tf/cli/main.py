@@ -349,6 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="imagine-tf",
         description="Playground environment, goals, social partner and benchmarks.",
     )
+    from imagine_tf import __version__
+
+    parser.add_argument("--version", action="version", version=f"imagine-tf {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     goal_commands.add_commands(commands)

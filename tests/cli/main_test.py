@@ -348,3 +348,11 @@ def test_eval_of_a_run_without_a_usable_checkpoint_is_a_clear_error(capsys, tmp_
     monkeypatch.setattr(model_loading, "snapshot_checkpoint", always_overtaken)  # load_agent's
     code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path))
     assert code == 2 and "overtaken by a save" in err
+
+
+def test_version(capsys):
+    import imagine_tf
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"imagine-tf {imagine_tf.__version__}"
