@@ -42,6 +42,7 @@ from imagine_tf.cli import (
     experiment_commands,
     goal_commands,
     reward_commands,
+    serving_commands,
 )
 from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, add_gin_flags, limit_threads, parse_gin
 from imagine_tf.training.run_fork import ForkError
@@ -167,98 +168,6 @@ def _save_array(path: str, array) -> None:
     os.replace(temporary, path)
 
 
-def _serve_command(args: argparse.Namespace) -> int:
-    from serving.server import serve
-
-    if not os.path.isdir(args.model_base_path):
-        raise UsageError(
-            f"--model-base-path {args.model_base_path!r} is not a directory: export a model first "
-            "(imagine-tf export reward --root-dir RUN --model-base-path DIR)."
-        )
-    return serve(args)
-
-
-def _score_command(args: argparse.Namespace) -> int:
-    import grpc
-    import numpy as np
-
-    from serving.client import RewardClient
-
-    try:
-        states = np.load(args.state_file)
-    except (OSError, ValueError) as error:
-        raise UsageError(f"cannot read --state-file {args.state_file!r}: {error}") from None
-    states = np.atleast_2d(states).astype(np.float32)
-    if states.ndim != 2:
-        raise UsageError(
-            f"--state-file holds an array of shape {states.shape}; expected [D] or [B, D]."
-        )
-    goals = args.goal * len(states) if len(args.goal) == 1 else args.goal
-    if len(goals) != len(states):
-        raise UsageError(
-            f"{len(args.goal)} goals for {len(states)} states: give one goal, or one per state."
-        )
-    if args.rest:
-        from serving.rest_client import RestError, RestRewardClient
-
-        try:
-            with RestRewardClient(args.rest, args.model_name, args.version, args.timeout,
-                                  version_label=args.version_label) as client:  # fmt: skip
-                result = client.score(goals, states)
-        except RestError as error:
-            raise UsageError(f"the server at {args.rest} answered {error}") from None
-        except OSError as error:  # requests' connection errors
-            raise UsageError(f"cannot reach {args.rest}: {error}") from None
-    else:
-        try:
-            with RewardClient(args.server, args.model_name, args.version, args.timeout,
-                              version_label=args.version_label) as client:  # fmt: skip
-                result = client.score(goals, states)
-        except grpc.RpcError as error:
-            raise UsageError(
-                f"the server at {args.server} answered {error.code().name}: {error.details()}"
-            ) from None
-    rows = [{"goal": goal, "probability": float(p), "reward": bool(r),
-             "module_probabilities": [round(float(m), 4) for m in modules]}
-            for goal, p, r, modules in zip(goals, result["probability"], result["reward"],
-                                           result["module_probabilities"])]  # fmt: skip
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        for row in rows:
-            print(f"{row['goal']}: P = {row['probability']:.3f} -> reward {row['reward']} "
-                  f"(per object {row['module_probabilities']})")  # fmt: skip
-    return 0
-
-
-def _export_reward_command(args: argparse.Namespace) -> int:
-    from imagine_tf.export.reward_export import export_reward_model
-    from imagine_tf.training.model_loading import load_reward_network
-
-    try:
-        network, metadata = load_reward_network(args.root_dir)
-        path = export_reward_model(network, args.model_base_path, metadata, args.version,
-                                   max_num_objects=args.max_num_objects)  # fmt: skip
-    except RUN_READ_ERRORS as error:
-        raise UsageError(str(error)) from None
-    print(f"exported {network.architecture} reward model to {path}")
-    return 0
-
-
-def _export_policy_command(args: argparse.Namespace) -> int:
-    from imagine_tf.export.policy_export import export_policy
-    from imagine_tf.training.model_loading import load_agent
-
-    try:
-        learner = load_agent(args.root_dir)
-        path = export_policy(learner.agent.actor_network, args.model_base_path, args.version,
-                             train_step=learner.agent.train_step_counter)  # fmt: skip
-    except RUN_READ_ERRORS as error:
-        raise UsageError(str(error)) from None
-    print(f"exported the {learner.config.architecture} policy to {path}")
-    return 0
-
-
 def _report_command(args: argparse.Namespace) -> int:
     from imagine_tf.training.agent_report import write_agent_report
     from imagine_tf.training.earlier_report import read_earlier_report
@@ -356,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     goal_commands.add_commands(commands)
     experiment_commands.add_commands(commands)
+    serving_commands.add_commands(commands)
 
     play = commands.add_parser("play", help="play one goal and hear the social partner")
     play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')
@@ -418,55 +328,6 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
     evaluate.add_argument("--seed", type=int, default=12345)
     evaluate.set_defaults(run=_eval_command)
-
-    export = commands.add_parser("export", help="versioned SavedModels for TF Serving clients")
-    export_commands = export.add_subparsers(dest="export_command", required=True)
-    export_reward = export_commands.add_parser(
-        "reward", help="the reward model: score / scan / metadata signatures"
-    )
-    export_reward.add_argument(
-        "--root-dir", "--root_dir", required=True, help="a reward-model or agent run"
-    )
-    export_reward.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
-    export_reward.add_argument("--version", type=int, help="default: the next integer")
-    export_reward.add_argument("--max-num-objects", type=int, default=10,
-                               help="MA / MA-pairs: accept every N up to this")  # fmt: skip
-    export_reward.set_defaults(run=_export_reward_command)
-    export_policy = export_commands.add_parser(
-        "policy", help="the noise-free policy: PolicySaver signatures + act(goals, states)"
-    )
-    export_policy.add_argument(
-        "--root-dir", "--root_dir", required=True, help="an agent run (imagine-tf train)"
-    )
-    export_policy.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
-    export_policy.add_argument("--version", type=int, help="default: the next integer")
-    export_policy.set_defaults(run=_export_policy_command)
-
-    serve_parser = commands.add_parser(
-        "serve", help="gRPC server speaking TF Serving's PredictionService API"
-    )
-    from serving.options import add_arguments as add_server_arguments  # argparse only
-
-    add_server_arguments(serve_parser)
-    serve_parser.set_defaults(run=_serve_command)
-
-    score = commands.add_parser("score", help="score goal-state pairs on a running server")
-    score.add_argument(
-        "--goal", action="append", required=True, help="repeat: one per state, or one for all"
-    )
-    score.add_argument(
-        "--state-file", required=True, help=".npy of [D] or [B, D] (see play --save-state)"
-    )
-    score.add_argument("--server", default="127.0.0.1:8500", help="gRPC host:port")
-    score.add_argument("--rest", metavar="URL",
-                       help="use the REST API instead, e.g. http://127.0.0.1:8501")
-    score.add_argument("--model-name", default="reward")
-    score_version = score.add_mutually_exclusive_group()
-    score_version.add_argument("--version", type=int, help="default: the newest served")
-    score_version.add_argument("--version-label", help="a label of the server's --version_labels")
-    score.add_argument("--timeout", type=float, default=10.0)
-    score.add_argument("--json", action="store_true")
-    score.set_defaults(run=_score_command)
 
     report = commands.add_parser("report", help="success-rate table of runs -> JSON")
     report.add_argument(
