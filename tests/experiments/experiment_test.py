@@ -119,6 +119,18 @@ def test_the_grid_is_seed_major(tmp_path):
     assert collect(spec, cells)["missing"][:3] == ["ma_s0", "fa_s0", "fc_s0"]
 
 
+def _processes_mentioning(text: str) -> list[int]:
+    """Pids whose command line contains ``text`` (Linux /proc)."""
+    pids = []
+    for cmdline in pathlib.Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text in cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                pids.append(int(cmdline.parent.name))
+        except OSError:  # the process ended meanwhile
+            pass
+    return pids
+
+
 def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
     import os
     import signal
@@ -138,8 +150,7 @@ def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
     os.kill(runner.pid, signal.SIGTERM)
     runner.wait(timeout=120)
     time.sleep(1)
-    survivors = subprocess.run(["pgrep", "-f", str(tmp_path / "runs")], capture_output=True, text=True)
-    assert survivors.stdout.strip() == "", "cell processes outlived the stopped runner"
+    assert not _processes_mentioning(str(tmp_path / "runs")), "cells outlived the stopped runner"
     again = _experiment(tmp_path, "--parallel", "2")
     assert again.returncode == 0, again.stdout + again.stderr
     record = json.loads((tmp_path / "out" / "small.json").read_text())
