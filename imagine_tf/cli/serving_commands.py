@@ -102,28 +102,27 @@ def _export_policy_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_parser(export_commands, name: str, help_text: str, root_help: str):
+    """An `export` subcommand with the arguments every export takes."""
+    parser = export_commands.add_parser(name, help=help_text)
+    parser.add_argument("--root-dir", "--root_dir", required=True, help=root_help)
+    parser.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
+    parser.add_argument("--version", type=int, help="default: the next integer")
+    return parser
+
+
 def add_commands(commands) -> None:
     export = commands.add_parser("export", help="versioned SavedModels for TF Serving clients")
     export_commands = export.add_subparsers(dest="export_command", required=True)
-    export_reward = export_commands.add_parser(
-        "reward", help="the reward model: score / scan / metadata signatures"
-    )
-    export_reward.add_argument(
-        "--root-dir", "--root_dir", required=True, help="a reward-model or agent run"
-    )
-    export_reward.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
-    export_reward.add_argument("--version", type=int, help="default: the next integer")
+    export_reward = _export_parser(export_commands, "reward",
+                                   "the reward model: score / scan / metadata signatures",
+                                   "a reward-model or agent run")  # fmt: skip
     export_reward.add_argument("--max-num-objects", type=int, default=10,
                                help="MA / MA-pairs: accept every N up to this")  # fmt: skip
     export_reward.set_defaults(run=_export_reward_command)
-    export_policy = export_commands.add_parser(
-        "policy", help="the noise-free policy: PolicySaver signatures + act(goals, states)"
-    )
-    export_policy.add_argument(
-        "--root-dir", "--root_dir", required=True, help="an agent run (imagine-tf train)"
-    )
-    export_policy.add_argument("--model-base-path", required=True, help="writes <path>/<version>/")
-    export_policy.add_argument("--version", type=int, help="default: the next integer")
+    export_policy = _export_parser(export_commands, "policy",
+                                   "the noise-free policy: PolicySaver signatures + act(goals, states)",
+                                   "an agent run (imagine-tf train)")  # fmt: skip
     export_policy.set_defaults(run=_export_policy_command)
 
     serve_parser = commands.add_parser(

@@ -68,10 +68,11 @@ class CoLearnedReward:
         held_out = memory.held_out_rows(num_new, config.max_held_out)
         held_states = memory.states[held_out]
         held_labels = memory.positives[held_out, :num_goals]
-        tables = memory.sampling_tables(exclude_rows=held_out)
+        run = self._epoch.bind(memory.sampling_tables(exclude_rows=held_out), goal_tokens,
+                               held_states, held_labels)  # fmt: skip
         best_f1, best_weights, since_best, epoch = -1.0, None, 0, 0
         while epoch < config.max_epochs and since_best < config.patience:
-            f1 = self._epoch(tables, goal_tokens, config.batches_per_epoch, held_states, held_labels)
+            f1 = run(config.batches_per_epoch)
             epoch += 1
             if f1 > best_f1:
                 best_f1, best_weights, since_best = f1, self.network.get_weights(), 0

@@ -66,34 +66,39 @@ class CompiledRewardEpoch:
         self.generator = tf.random.Generator.from_seed(seed)
         self._run = tf.function(self._epoch, reduce_retracing=True)
 
-    def __call__(self, tables: SamplingTables, goal_tokens: np.ndarray, num_batches: int,
-                 held_states: np.ndarray, held_labels: np.ndarray) -> float:  # fmt: skip
-        """Trains ``num_batches`` steps, then returns the mean per-goal F1 of the held-out
-        states [H, D] against their labels bool [H, G] (over the goals with a positive
-        held-out state; 0 if none has)."""
+    def bind(self, tables: SamplingTables, goal_tokens: np.ndarray, held_states: np.ndarray,
+             held_labels: np.ndarray):  # fmt: skip
+        """``run(num_batches) -> F1``: trains ``num_batches`` steps, then returns the mean
+        per-goal F1 of the held-out states [H, D] against their labels bool [H, G] (over the
+        goals with a positive held-out state; 0 if none has). The memory goes to tensors, and
+        its states to the network's training inputs, once for all the epochs of an update."""
         fields = [tf.constant(getattr(tables, f.name)) for f in dataclasses.fields(tables)]
-        f1 = self._run(*fields, tf.constant(goal_tokens), tf.constant(num_batches, tf.int32),
-                       tf.constant(held_states, tf.float32), tf.constant(held_labels, tf.bool))  # fmt: skip
-        return float(f1)
+        fields[0] = self.network.training_inputs(fields[0])
+        fixed = (*fields, tf.constant(goal_tokens))
+        held = (tf.constant(held_states, tf.float32), tf.constant(held_labels, tf.bool))
+
+        def run(num_batches: int) -> float:
+            return float(self._run(*fixed, tf.constant(num_batches, tf.int32), *held))
+
+        return run
 
     def held_out_f1(self, goal_tokens: np.ndarray, held_states: np.ndarray,
                     held_labels: np.ndarray) -> float:  # fmt: skip
-        """The F1 of `__call__` without training."""
+        """The F1 of `bind`'s runs without training."""
         empty = np.zeros(0, np.int64)
         every_goal = np.arange(len(goal_tokens))
         tables = SamplingTables(np.zeros((1, held_states.shape[-1]), np.float32), *[empty] * 3,
                                 *[empty] * 3, every_goal, np.zeros(0, bool))  # fmt: skip
-        return self(tables, goal_tokens, 0, held_states, held_labels)
+        return self.bind(tables, goal_tokens, held_states, held_labels)(0)
 
     # -- in the graph --------------------------------------------------------------------------
-    def _epoch(self, states, positive_rows, positive_start, positive_count, negative_rows,
+    def _epoch(self, inputs, positive_rows, positive_start, positive_count, negative_rows,
                negative_start, negative_count, present, both, goal_tokens, num_batches,
                held_states, held_labels):  # fmt: skip
         positives = (positive_rows, positive_start, positive_count)
         negatives = (negative_rows, negative_start, negative_count)
 
         present_tokens = tf.gather(goal_tokens, present)  # the LSTM runs over these only
-        inputs = self.network.training_inputs(states)  # once per epoch, then rows per step
 
         def body(step):
             goals, rows, labels, weights = self._sample(present, both, positives, negatives)
