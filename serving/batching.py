@@ -86,6 +86,12 @@ class BatchingRunner:
     # -- request threads ------------------------------------------------------------------------
     def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The signature's outputs for one request (blocks until its batch has run)."""
+        submitted = self.submit(inputs)
+        return self.runner.run(inputs) if submitted is None else submitted.result()
+
+    def submit(self, inputs: dict[str, np.ndarray]) -> Future | None:
+        """Queues one request: the future of its outputs, or None if it must run alone (too
+        large, no batch dimension, or a retired version). Raises `QueueFullError`."""
         rows = _rows(inputs)
         task = _Task(inputs, rows, Future())
         with self._lock:  # enqueued under the lock: never behind the stop signal
@@ -100,9 +106,7 @@ class BatchingRunner:
                     )
                 self._waiting_rows += rows
                 self._queue.put(task)
-        if task is None:  # runs alone: too large, no batch dimension, or a retired version
-            return self.runner.run(inputs)
-        return task.future.result()
+        return None if task is None else task.future
 
     def close(self) -> None:
         """Stops the batch thread once the requests already queued have run; later requests

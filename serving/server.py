@@ -1,4 +1,4 @@
-"""The server process: gRPC PredictionService + ModelService + health + reflection.
+"""The server process: gRPC PredictionService + ModelService + health + reflection (grpc.aio).
 
     python -m serving --model_base_path models/reward --model_name reward [--port 8500]
         [--host 127.0.0.1] [--max_batch_size 65536] [--max_message_mb 64] [--workers 8]
@@ -11,11 +11,15 @@ health service (``grpc.health.v1``) says SERVING once a version is AVAILABLE, fo
 service name and for ``tensorflow.serving.PredictionService``. SIGTERM (or SIGINT) drains: the
 health turns NOT_SERVING, new requests are refused, in-flight ones finish (up to
 ``--grace_seconds``), then the process exits with status 0.
+
+The gRPC server is a ``grpc.aio`` server on an event loop of its own thread; model calls run
+in the signatures' batch threads or in a pool of ``--workers`` threads.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import signal
 import threading
@@ -49,7 +53,7 @@ class ServingProcess:
       host, port: where to listen (port 0 picks a free port: see ``self.port``).
       max_batch_size: largest first dimension of an input.
       max_message_bytes: gRPC message size limit, both ways.
-      workers: request threads.
+      workers: threads running unbatched model calls (and the REST API's requests).
       poll_seconds: how often a new version is looked for.
       intra_op_threads, inter_op_threads: the sessions' thread pools (0: one thread per core).
       batching: `BatchingOptions` (None: no server-side batching) for ``batching_signatures``.
@@ -73,38 +77,50 @@ class ServingProcess:
                                       batching, batching_signatures, num_versions,
                                       version_labels, self._available)  # fmt: skip
         self.predictor = Predictor(model_name, self.registry, max_batch_size)
-        options = [("grpc.max_receive_message_length", max_message_bytes),
-                   ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
-        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=options)
-        prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(
-            PredictionServicer(self.predictor), self.server
-        )
-        model_service_pb2_grpc.add_ModelServiceServicer_to_server(
-            ModelStatusServicer(model_name, self.registry), self.server
-        )
-        self.health = health.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
-        reflection.enable_server_reflection(
-            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME), self.server)  # fmt: skip
-        address = f"{host}:{port}"
-        if tls:
-            credentials = grpc.ssl_server_credentials([(tls[1], tls[0])])
-            self.port = self.server.add_secure_port(address, credentials)
-        else:
-            self.port = self.server.add_insecure_port(address)
+        self.executor = futures.ThreadPoolExecutor(workers, thread_name_prefix="model")
+        self._loop = asyncio.new_event_loop()
+        self._loop_thread = threading.Thread(target=self._loop.run_forever, name="grpc-aio",
+                                             daemon=True)  # fmt: skip
+        self._loop_thread.start()
+        self.health = health.aio.HealthServicer()
+        self.port = self._in_loop(self._make_server(model_name, host, port, max_message_bytes, tls))
         if self.port == 0:
-            raise OSError(f"cannot listen on {address} (in use?)")
+            raise OSError(f"cannot listen on {host}:{port} (in use?)")
         self.rest = None
         if rest_port is not None:  # TF Serving's REST API, the same predictor and checks
             self.rest = RestServer(RestApi(self.predictor, self.registry), host, rest_port,
                                    rest_framework, max_message_bytes, workers)  # fmt: skip
         self.stopped = threading.Event()
 
-    def _set_health(self, status) -> None:
+    def _in_loop(self, coroutine, timeout: float | None = 60):
+        """Runs ``coroutine`` on the server's event loop; its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+
+    async def _make_server(self, model_name, host, port, max_message_bytes, tls) -> int:
+        """Creates the aio server on the loop (it belongs to the loop that made it); the port."""
+        options = [("grpc.max_receive_message_length", max_message_bytes),
+                   ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
+        self.server = grpc.aio.server(options=options)
+        prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(
+            PredictionServicer(self.predictor, self.executor), self.server
+        )
+        model_service_pb2_grpc.add_ModelServiceServicer_to_server(
+            ModelStatusServicer(model_name, self.registry), self.server
+        )
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+        reflection.enable_server_reflection(
+            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+             reflection.SERVICE_NAME), self.server)  # fmt: skip
+        address = f"{host}:{port}"
+        if tls:
+            credentials = grpc.ssl_server_credentials([(tls[1], tls[0])])
+            return self.server.add_secure_port(address, credentials)
+        return self.server.add_insecure_port(address)
+
+    async def _set_health(self, status) -> None:
         for name in ("", SERVICE_NAMES[0]):
-            self.health.set(name, status)
+            await self.health.set(name, status)
 
     def _warm_up(self, loaded: LoadedVersion) -> None:
         """Replays the version's warm-up requests (TF Serving's SavedModel warm-up)."""
@@ -123,7 +139,7 @@ class ServingProcess:
 
     def start(self) -> "ServingProcess":
         """Starts listening, then loads the latest version (health SERVING once AVAILABLE)."""
-        self.server.start()
+        self._in_loop(self.server.start())
         if self.rest is not None:
             self.rest.start()
         self.registry.start()
@@ -132,16 +148,19 @@ class ServingProcess:
     def _available(self) -> None:
         """A version became AVAILABLE: the health says SERVING (unless draining)."""
         if not self.stopped.is_set():
-            self._set_health(health_pb2.HealthCheckResponse.SERVING)
+            self._in_loop(self._set_health(health_pb2.HealthCheckResponse.SERVING))
 
     def stop(self, grace_seconds: float = 10.0) -> None:
         """Drains: NOT_SERVING, refuse new requests, let in-flight ones finish."""
         self.stopped.set()  # first: a version loading now does not turn the health back on
-        self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
-        self.server.stop(grace_seconds).wait()
+        self._in_loop(self.health.enter_graceful_shutdown())
+        self._in_loop(self.server.stop(grace_seconds), timeout=None)
         if self.rest is not None:
             self.rest.stop()
         self.registry.stop()
+        self.executor.shutdown(wait=True)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._loop_thread.join(timeout=10)
 
 
 def parse_version_labels(text: str) -> dict[str, int]:

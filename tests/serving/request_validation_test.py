@@ -62,6 +62,8 @@ def test_unknown_rank_and_missing_inputs():
 
 
 def test_an_unexpected_failure_is_internal_with_a_message_and_logged_once(caplog):
+    import asyncio
+
     import grpc
     from tensorflow_serving.apis import predict_pb2
 
@@ -71,7 +73,7 @@ def test_an_unexpected_failure_is_internal_with_a_message_and_logged_once(caplog
         def version_for(self, model_spec):
             return None
 
-        def predict(self, request, loaded):
+        async def predict_async(self, request, loaded, executor):
             raise ZeroDivisionError("division by zero in a handler")
 
     class Context:  # records what the servicer answers, as grpc's context would carry it
@@ -80,15 +82,15 @@ def test_an_unexpected_failure_is_internal_with_a_message_and_logged_once(caplog
         def code(self):
             return self.status
 
-        def abort(self, code, details):
+        async def abort(self, code, details):
             self.status, self.details = code, details
             raise RuntimeError("aborted")
 
-    servicer = PredictionServicer(Failing())
+    servicer = PredictionServicer(Failing(), executor=None)
     for _ in range(3):
         context = Context()
         with pytest.raises(RuntimeError, match="aborted"):
-            servicer.Predict(predict_pb2.PredictRequest(), context)
+            asyncio.run(servicer.Predict(predict_pb2.PredictRequest(), context))
         assert context.code() == grpc.StatusCode.INTERNAL
         assert "ZeroDivisionError" in context.details and "keeps serving" in context.details
     logged = [r for r in caplog.records if "unexpected error" in r.getMessage()]
