@@ -13,7 +13,7 @@ included.)
 It needs PyTorch, which imagine-tf does not depend on:
 
     python -m venv /tmp/torch && /tmp/torch/bin/pip install torch==2.13.0
-    /tmp/torch/bin/python benchmarks/torch_update_floor.py [--batch 256] [--json]
+    /tmp/torch/bin/python docs/results/scripts/torch_update_floor.py [--batch 256] [--json]
 """
 
 from __future__ import annotations
