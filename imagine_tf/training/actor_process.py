@@ -22,6 +22,7 @@ import numpy as np
 from imagine_tf.distributed.episode_queue import EpisodeWriter
 from imagine_tf.distributed.stop_signal import StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
+from imagine_tf.networks.precision import AUTO
 from imagine_tf.training.actor import EpisodeActor
 from imagine_tf.training.builder import RunBuilder
 from imagine_tf.training.config import TrainConfig, config_differences
@@ -66,6 +67,8 @@ def learner_config(container: VariableContainer, given: TrainConfig | None,
         return None
     config = TrainConfig.from_json(text)
     if given is not None:
+        if given.compute_dtype == AUTO:  # "auto" takes the run's recorded precision
+            given = dataclasses.replace(given, compute_dtype=config.compute_dtype)
         differences = config_differences(dataclasses.asdict(config), given)
         if differences:
             listed = ", ".join(

@@ -7,6 +7,7 @@ from the same config, have networks of the same shapes, in the same variable ord
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -29,7 +30,7 @@ from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.actor_network import ActorNetwork
 from imagine_tf.networks.critic_network import CriticNetwork
 from imagine_tf.networks.goal_token_actor import GoalTokenActorNetwork
-from imagine_tf.networks.precision import has_native_bfloat16
+from imagine_tf.networks.precision import AUTO, has_native_bfloat16, resolve_compute_dtype
 from imagine_tf.networks.reward_network import RewardNetwork
 from imagine_tf.networks.reward_scan import BFLOAT16_SCAN_ARCHITECTURES
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
@@ -47,6 +48,8 @@ class RunBuilder:
     """
 
     def __init__(self, config: TrainConfig):
+        if config.compute_dtype == AUTO:  # a run resolves it first (`run_precision`)
+            config = dataclasses.replace(config, compute_dtype=resolve_compute_dtype(AUTO))
         if config.compute_dtype == "bfloat16" and not has_native_bfloat16():
             warnings.warn(
                 "TrainConfig.compute_dtype = 'bfloat16' on a machine without native bfloat16 "
@@ -117,6 +120,7 @@ class RunBuilder:
             spec = {**spec, "state": tf.TensorSpec([observation_dim(num_objects)], tf.float32)}
         words, length, config = self.vocabulary.words[1:], self.vocabulary.max_length, self.config
         network = ActorNetwork(spec, self.action_spec, config.architecture, words, length,
+                               hidden_units=config.hidden_units,
                                final_layer_init=config.final_layer_init,
                                compute_dtype=config.compute_dtype)  # fmt: skip
         network.create_variables()
@@ -126,6 +130,7 @@ class RunBuilder:
         config, spec = self.config, self.embedding_observation_spec
         words, length = self.vocabulary.words[1:], self.vocabulary.max_length
         critic = CriticNetwork((spec, self.action_spec), config.architecture, words, length,
+                               hidden_units=config.hidden_units,
                                final_layer_init=config.final_layer_init,
                                compute_dtype=config.compute_dtype)  # fmt: skip
         agent = ImagineDdpgAgent(
@@ -134,7 +139,8 @@ class RunBuilder:
             critic_learning_rate=config.critic_learning_rate, gamma=config.gamma,
             polyak=config.polyak, target_update_period=config.target_update_period,
             action_l2=config.action_l2, noise_stddev=config.noise_stddev,
-            random_action_probability=config.random_action_probability, seed=config.seed)  # fmt: skip
+            random_action_probability=config.random_action_probability,
+            clip_targets=config.clip_targets, seed=config.seed)  # fmt: skip
         agent.initialize()
         return agent
 
@@ -149,8 +155,10 @@ class RunBuilder:
     def make_reward_learner(self, reward_network: RewardNetwork) -> CoLearnedReward:
         config = self.config
         return CoLearnedReward(reward_network, CoLearningConfig(
-            batches_per_epoch=config.reward_batches_per_epoch, max_epochs=config.reward_max_epochs,
-            patience=config.reward_patience), seed=config.seed)  # fmt: skip
+            batch_size=config.reward_batch_size, batches_per_epoch=config.reward_batches_per_epoch,
+            max_epochs=config.reward_max_epochs, patience=config.reward_patience,
+            positive_ratio=config.reward_positive_ratio,
+            learning_rate=config.reward_learning_rate), seed=config.seed)  # fmt: skip
 
     # -- the learner's memories ------------------------------------------------------------------
     def make_replay(self) -> EpisodeReplay:

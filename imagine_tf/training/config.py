@@ -18,6 +18,8 @@ from imagine_tf.language.goal_invention import IMAGINATION_METHODS
 POLICY_ARCHITECTURES = ("ma", "fa", "fc")
 REWARDS = ("learned", "oracle")
 PREDICATES = ("Go", "Grasp", "Grow")
+# `imagine_tf.networks.precision`'s COMPUTE_DTYPES and AUTO, spelled out: no TensorFlow here.
+COMPUTE_DTYPES = ("auto", "float32", "bfloat16")
 
 
 @gin.configurable
@@ -48,16 +50,21 @@ class TrainConfig:
     actor_learning_rate: float = 1e-3
     critic_learning_rate: float = 1e-3
     gamma: float = 0.98
-    polyak: float = 0.95
+    polyak: float = 0.95  # target <- polyak * target + (1 - polyak) * main: tau = 1 - polyak
     target_update_period: int = 50  # updates between target moves: once per cycle
     action_l2: float = 1.0
     noise_stddev: float = 0.2
     random_action_probability: float = 0.3
+    clip_targets: bool = True  # TD targets clipped to [-1 / (1 - gamma), 0]
+    hidden_units: int = 256  # actor / critic hidden width
     # The learned reward's co-training from the partner's feedback, see `CoLearnedReward`.
     reward_update_every: int = 2
     reward_batches_per_epoch: int = 200
     reward_max_epochs: int = 100
     reward_patience: int = 15
+    reward_batch_size: int = 512
+    reward_learning_rate: float = 1e-3
+    reward_positive_ratio: float = 0.2
     # The reward model's gates read the L2-normalised goal embedding (not in the paper; see
     # `GatedAttention`): in the supervised studies it left the early F1 plateau sooner.
     reward_normalize_goal: bool = False
@@ -66,7 +73,8 @@ class TrainConfig:
     final_layer_init: str = "small_uniform"
     # Actor / critic hidden layers and the relabelling scan (MA / FA reward): "float32", or
     # "bfloat16" mixed precision (float32 weights, ≈ 1.75× faster products on AVX512_BF16
-    # CPUs), see `DeepSetsTrunk` and `RewardNetwork.scan`.
+    # CPUs), see `DeepSetsTrunk` and `RewardNetwork.scan`; "auto": bfloat16 where it is native
+    # (`precision.resolve_compute_dtype`). A run records the resolved value (`run_precision`).
     compute_dtype: str = "float32"
     # Share of each batch that keeps the goal its episode was drawn for by goal-biased sampling
     # (HER's "final" strategy; not in the reference, which uses 0), see `HerRelabeler`.
@@ -106,6 +114,11 @@ class TrainConfig:
                 f"num_objects = {self.num_objects} and the MA policy and reward (they leave the "
                 f"padded slots out), got {self.architecture} / {self.reward_architecture}."
             )
+        if self.compute_dtype not in COMPUTE_DTYPES:
+            raise ValueError(
+                f"TrainConfig.compute_dtype must be one of {COMPUTE_DTYPES}, got "
+                f"{self.compute_dtype!r}: 'auto' is bfloat16 where the hardware has it natively."
+            )
         if self.imagination not in IMAGINATION_METHODS:
             raise ValueError(
                 f"TrainConfig.imagination must be one of {IMAGINATION_METHODS}, got "
@@ -120,7 +133,8 @@ class TrainConfig:
                 f"TrainConfig.goal_predicates must be a non-empty subset of {PREDICATES}, got "
                 f"{tuple(self.goal_predicates)!r}."
             )
-        for name in ("episodes_per_cycle", "cycles_per_epoch", "batch_size", "queue_cycles"):
+        for name in ("episodes_per_cycle", "cycles_per_epoch", "batch_size", "queue_cycles",
+                     "hidden_units", "reward_batch_size"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig.{name} must be >= 1, got {getattr(self, name)}.")
 
@@ -149,3 +163,29 @@ def config_differences(stored: dict, current: "TrainConfig") -> dict[str, tuple]
         for key, value in current_values.items()
         if key in stored and stored[key] != value
     }
+
+
+# tf_agents' `DdpgAgent` is gin-configurable, and `ImagineDdpgAgent` passes these arguments
+# from `TrainConfig`: a binding of them would be silently ignored (the caller wins).
+AGENT_ARGUMENTS = {
+    "DdpgAgent.gamma": "TrainConfig.gamma",
+    "DdpgAgent.target_update_tau": "TrainConfig.polyak (tau = 1 - polyak)",
+    "DdpgAgent.target_update_period": "TrainConfig.target_update_period",
+    "DdpgAgent.actor_optimizer": "TrainConfig.actor_learning_rate (Adam)",
+    "DdpgAgent.critic_optimizer": "TrainConfig.critic_learning_rate (Adam)",
+    "DdpgAgent.td_errors_loss_fn": "nothing: the critic loss is the squared TD error",
+}
+
+
+def check_agent_bindings() -> None:
+    """Raises ValueError naming the `TrainConfig` field to bind instead of a bound
+    ``DdpgAgent`` argument that `ImagineDdpgAgent` sets itself."""
+    for binding, field in AGENT_ARGUMENTS.items():
+        try:
+            gin.query_parameter(binding)
+        except ValueError:  # not bound (or DdpgAgent not registered)
+            continue
+        raise ValueError(
+            f"The gin binding {binding} has no effect: the agent takes it from the run's "
+            f"configuration. Bind {field} instead."
+        )

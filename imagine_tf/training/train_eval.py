@@ -18,16 +18,18 @@ from typing import Sequence
 
 import gin
 
+from imagine_tf.networks.precision import AUTO
 from imagine_tf.training import run_layout
 from imagine_tf.training.actor import EpisodeActor
 from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig
+from imagine_tf.training.config import TrainConfig, check_agent_bindings
 from imagine_tf.training.distributed_run import run_remote_learner, run_with_actor_processes
 from imagine_tf.training.learner import Learner
 from imagine_tf.training.learner_state import LearnerCheckpoint, check_run_config, write_run_config
 from imagine_tf.training.loop import EpisodeSource, run_epochs
 from imagine_tf.training.run_fork import fork_run, fork_source
 from imagine_tf.training.run_lock import RunLock
+from imagine_tf.training.run_precision import bind_run_precision, resolve_run_precision
 from imagine_tf.training.run_report import plot_learning_curve, render_agent
 
 DEMO_GOALS = ("Grasp any animal", "Go left", "Grow any plant", "Grasp red furniture")
@@ -70,6 +72,7 @@ def train(config: TrainConfig, root_dir, num_epochs: int, progress: bool = True,
     """Trains (or resumes) ``config`` in ``root_dir`` until ``num_epochs``: the learner and this
     session's records. ``run_gin``: the gin text to keep as ``config.gin``; ``actors``,
     ``port``, ``replay_server``, ``retry_seconds``: as `train_eval`'s."""
+    config = resolve_run_precision(config, root_dir)  # "auto": the run's, else this machine's
     with RunLock(root_dir):
         learner, checkpoint = make_learner(config, root_dir)
         write_run_config(root_dir, config, run_gin)
@@ -111,11 +114,19 @@ def train_eval(
         replay-server``): the learner of actors started anywhere.
       retry_seconds: how long a replay server that does not answer is retried.
 
-    Raises `RunDirectoryBusy` if another process trains into ``root_dir`` and
-    `RunConfigMismatch` if it holds a run with another configuration.
+    ``TrainConfig.compute_dtype = "auto"`` is resolved (`run_precision`) before anything is
+    written: the run records and keeps the resolved precision.
+
+    Raises `RunDirectoryBusy` if another process trains into ``root_dir``,
+    `RunConfigMismatch` if it holds a run with another configuration, and ValueError for a
+    gin binding of an agent parameter that `TrainConfig` sets (`check_agent_bindings`).
     """
     root = pathlib.Path(root_dir)
+    check_agent_bindings()
     config = TrainConfig()
+    if config.compute_dtype == AUTO:  # the run's config.gin and operative config name the dtype
+        bind_run_precision(resolve_run_precision(config, root, fork_from))
+        config = TrainConfig()
     if fork_from is not None and fork_source(root, fork_from) is None:
         fork_run(fork_from, root, config)
     learner, records = train(config, root, num_epochs, progress, gin.config_str(), actors, port,

@@ -1,9 +1,14 @@
-"""Precision choices: the Keras policies, and telling native bfloat16 hardware from the CPU flags."""
+"""Precision choices: the Keras policies, native bfloat16 hardware (CPU flags, GPU compute
+capability) and what "auto" resolves to."""
 
 import pytest
-import tensorflow as tf
 
-from imagine_tf.networks.precision import COMPUTE_DTYPES, dense_policy, has_native_bfloat16
+from imagine_tf.networks.precision import (
+    COMPUTE_DTYPES,
+    dense_policy,
+    has_native_bfloat16,
+    resolve_compute_dtype,
+)
 
 AVX512_BF16_CPU = "flags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni\n"
 AVX2_CPU = "flags\t\t: fpu sse2 avx2 fma\n"
@@ -17,9 +22,26 @@ def test_policies_compute_in_the_dtype_and_keep_float32_variables():
         dense_policy("float16")
 
 
-@pytest.mark.skipif(bool(tf.config.list_physical_devices("GPU")), reason="a GPU is always native")
 def test_native_bfloat16_is_read_from_the_cpu_flags():
-    assert has_native_bfloat16(AVX512_BF16_CPU)
-    assert has_native_bfloat16("flags : amx_bf16 amx_tile")
-    assert not has_native_bfloat16(AVX2_CPU)
-    assert not has_native_bfloat16("")  # nothing known: not native
+    assert has_native_bfloat16(AVX512_BF16_CPU, gpu_capabilities=[])
+    assert has_native_bfloat16("flags : amx_bf16 amx_tile", gpu_capabilities=[])
+    assert not has_native_bfloat16(AVX2_CPU, gpu_capabilities=[])
+    assert not has_native_bfloat16("", gpu_capabilities=[])  # nothing known: not native
+
+
+def test_a_gpu_is_native_from_compute_capability_8():
+    assert has_native_bfloat16(AVX2_CPU, gpu_capabilities=[(8, 0)])
+    assert has_native_bfloat16(AVX2_CPU, gpu_capabilities=[(7, 5), (9, 0)])
+    assert not has_native_bfloat16(AVX2_CPU, gpu_capabilities=[(7, 5)])
+    assert has_native_bfloat16(AVX512_BF16_CPU, gpu_capabilities=[(6, 1)])
+
+
+def test_auto_resolves_to_bfloat16_only_where_it_is_native():
+    assert resolve_compute_dtype("auto", AVX512_BF16_CPU, gpu_capabilities=[]) == "bfloat16"
+    assert resolve_compute_dtype("auto", AVX2_CPU, gpu_capabilities=[]) == "float32"
+    assert resolve_compute_dtype("auto", AVX2_CPU, gpu_capabilities=[(8, 6)]) == "bfloat16"
+    for dtype in COMPUTE_DTYPES:  # a named precision is kept, native or not
+        assert resolve_compute_dtype(dtype, AVX2_CPU, gpu_capabilities=[]) == dtype
+    with pytest.raises(ValueError, match="got 'float16'"):
+        resolve_compute_dtype("float16", AVX2_CPU, gpu_capabilities=[])
+
