@@ -27,29 +27,38 @@ from imagine_tf.env.observation import (
     num_objects_of,
 )
 
-_CAPTION_HEIGHT = 22
+#: The default frame: a 480-pixel arena under a caption band (labels readable in a README).
+DEFAULT_SIDE = 480
+
+
+def caption_height(side: int) -> int:
+    """Pixels of the caption band above an arena of ``side`` pixels."""
+    return max(22, side // 16)
 
 
 def _to_pixel(xy: np.ndarray, side: int) -> tuple[float, float]:
     x = (xy[0] + ARENA_LIMIT) / (2 * ARENA_LIMIT) * side
-    y = (1 - (xy[1] + ARENA_LIMIT) / (2 * ARENA_LIMIT)) * side + _CAPTION_HEIGHT
+    y = (1 - (xy[1] + ARENA_LIMIT) / (2 * ARENA_LIMIT)) * side + caption_height(side)
     return float(x), float(y)
 
 
-def render_state(state: np.ndarray, goal: str | None = None, side: int = 320) -> np.ndarray:
-    """One frame of one state s_t (float [2 (3 + 39 N)]) as uint8 [side + 22, side, 3]."""
+def render_state(state: np.ndarray, goal: str | None = None,
+                 side: int = DEFAULT_SIDE) -> np.ndarray:  # fmt: skip
+    """One frame of one state s_t (float [2 (3 + 39 N)]) as uint8 [side + caption, side, 3]
+    (`caption_height`)."""
     state = np.asarray(state, dtype=np.float32)
     num_objects = num_objects_of(state)
-    image = Image.new("RGB", (side, side + _CAPTION_HEIGHT), (236, 236, 236))
+    top = caption_height(side)
+    image = Image.new("RGB", (side, side + top), (236, 236, 236))
     draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default()
+    font = ImageFont.load_default(size=max(10, side // 36))
     scale = side / (2 * ARENA_LIMIT)
     start = _to_pixel(np.array([-1.0, 1.0]), side) + _to_pixel(np.array([1.0, -1.0]), side)
     draw.rectangle(start, fill=(248, 248, 248))
     for edge in (-0.25, -0.05, 0.05, 0.25):
         x, _ = _to_pixel(np.array([edge, 0.0]), side)
         _, y = _to_pixel(np.array([0.0, edge]), side)
-        draw.line([(x, _CAPTION_HEIGHT), (x, side + _CAPTION_HEIGHT)], fill=(220, 220, 225))
+        draw.line([(x, top), (x, side + top)], fill=(220, 220, 225))
         draw.line([(0, y), (side, y)], fill=(220, 220, 225))
     objects = state[BODY_DIM : BODY_DIM + OBJECT_DIM * num_objects].reshape(num_objects, -1)
     for features in objects:
@@ -81,9 +90,9 @@ def render_state(state: np.ndarray, goal: str | None = None, side: int = 320) ->
         outline=(20, 20, 20),
         width=2,
     )
-    draw.rectangle((0, 0, side, _CAPTION_HEIGHT), fill=(255, 255, 255))
+    draw.rectangle((0, 0, side, top), fill=(255, 255, 255))
     if goal:
-        _draw_words(draw, (4, 4), goal, ImageFont.load_default(size=14))
+        _draw_words(draw, (6, top // 5), goal, ImageFont.load_default(size=top * 3 // 5))
     return np.asarray(image)
 
 
@@ -98,9 +107,9 @@ def _draw_words(draw, xy: tuple[float, float], text: str, font) -> None:
 
 
 def render_states(
-    states: np.ndarray, goals: Sequence[str] | None = None, side: int = 320
+    states: np.ndarray, goals: Sequence[str] | None = None, side: int = DEFAULT_SIDE
 ) -> np.ndarray:
-    """Frames of a batch of states [B, D], uint8 [B, side + 22, side, 3]."""
+    """Frames of a batch of states [B, D], uint8 [B, side + caption, side, 3]."""
     states = np.atleast_2d(np.asarray(states))
     goals = list(goals) if goals is not None else [None] * len(states)
     return np.stack([render_state(s, g, side) for s, g in zip(states, goals)])

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 from tf_agents.environments import tf_py_environment, utils
 
-from imagine_tf.env.rendering import render_states, write_episode
+from imagine_tf.env.rendering import caption_height, render_state, render_states, write_episode
 from imagine_tf.playground import make_env
 
 
@@ -85,7 +85,7 @@ def test_rendering_and_gif(tmp_path):
     env = make_env(batch_size=2, seed=0)
     env.reset()
     frames = env.render()
-    assert frames.shape == (2, 342, 320, 3) and frames.dtype == np.uint8
+    assert frames.shape == (2, 480 + caption_height(480), 480, 3) and frames.dtype == np.uint8
     assert len(np.unique(frames.reshape(-1, 3), axis=0)) > 10  # objects drawn in colour
     path = write_episode(np.stack([frames[0], frames[1]]), str(tmp_path / "episode.gif"))
     from PIL import Image
@@ -96,3 +96,19 @@ def test_rendering_and_gif(tmp_path):
     assert (tmp_path / "last.png").exists()
     with pytest.raises(ValueError, match="gif or .png"):
         write_episode(frames, str(tmp_path / "episode.mp4"))
+
+
+def _ink_runs(columns: np.ndarray) -> list[int]:
+    """Widths of the blank gaps between inked columns (bool [W])."""
+    inked = np.flatnonzero(columns)
+    return [int(b - a - 1) for a, b in zip(inked[:-1], inked[1:]) if b - a > 1]
+
+
+def test_captions_keep_the_gaps_between_words():
+    state = make_env(batch_size=1, seed=0).reset().observation["state"][0]
+    band = caption_height(480)
+    one_word = render_state(state, "Graspanyanimal")[:band].min(axis=-1) < 128
+    three_words = render_state(state, "Grasp any animal")[:band].min(axis=-1) < 128
+    widest_in_word = max(_ink_runs(one_word.any(axis=0)))
+    gaps = sorted(_ink_runs(three_words.any(axis=0)), reverse=True)[:2]
+    assert min(gaps) > widest_in_word + 2, (gaps, widest_in_word)
