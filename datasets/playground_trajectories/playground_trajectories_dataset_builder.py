@@ -1,131 +1,18 @@
-"""playground_trajectories: Playground episodes in the RLDS format, for reward learning.
+"""`tfds build datasets/playground_trajectories`: the `tfds new` entry point of the dataset.
 
-Episodes of the batched Playground (3 objects, 50 steps) towards goals of the grammar, produced by
-`imagine_tf.data.episodes` (scripted expert with action noise, smooth random actions, or a
-mixture). Every episode is seeded by its index, so a build is reproducible. Split: every 10th
-episode (index % 10 == 9) is `test`, the rest `train` (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
+The builder is defined once, in `imagine_tf.data.playground_trajectories` (importing that
+package registers the dataset; after `import imagine_tf`, `tfds.load` finds it by name). This
+module re-exports its `Builder`. `tfds build <folder>` imports this module and builds the one
+class that TFDS recorded as defined in it (`registered._MODULE_TO_DATASETS`, filled when a class
+is defined), so the re-exported class is recorded under this module's name as well.
 """
 
-from __future__ import annotations
+from tensorflow_datasets.core import registered
 
-import dataclasses
+from imagine_tf.data.playground_trajectories import Builder
 
-import numpy as np
-import tensorflow_datasets as tfds
-from tensorflow_datasets.rlds import rlds_base
+_recorded = registered._MODULE_TO_DATASETS[__name__]  # noqa: SLF001 - read by `tfds build`
+if Builder not in _recorded:
+    _recorded.append(Builder)
 
-from datasets.playground_trajectories.stacked_steps import StackedSteps
-from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, is_test_episode
-from imagine_tf.env.observation import observation_dim
-
-
-@dataclasses.dataclass
-class PlaygroundConfig(rlds_base.DatasetConfig):
-    """An RLDS config plus what to generate.
-
-    Attributes:
-      num_episodes: episodes in the build (train + test).
-      behaviour: "mixture", "scripted" or "random".
-      relational: also pursue the 160 two-object goals.
-      num_objects: N.
-      seed: generation seed.
-    """
-
-    num_episodes: int = 50_000
-    behaviour: str = "mixture"
-    relational: bool = True
-    num_objects: int = 3
-    seed: int = 0
-
-    def spec(self) -> EpisodeSpec:
-        return EpisodeSpec(
-            behaviour=self.behaviour,
-            relational=self.relational,
-            num_objects=self.num_objects,
-            seed=self.seed,
-        )
-
-
-def _config(name: str, description: str, **kwargs) -> PlaygroundConfig:
-    num_objects = kwargs.get("num_objects", 3)
-    return PlaygroundConfig(
-        name=name,
-        description=description,
-        overall_description=__doc__,
-        homepage="https://arxiv.org/abs/2003.09443",
-        observation_info={
-            "state": tfds.features.Tensor(
-                shape=(observation_dim(num_objects),),
-                dtype=np.float32,
-                encoding="bytes",  # raw float32 bytes: far faster to write than a float list
-                doc="s_t = [o_t, o_t - o_0]",
-            )
-        },
-        action_info=tfds.features.Tensor(shape=(3,), dtype=np.float32, doc="dx, dy, gripper"),
-        reward_info=tfds.features.Scalar(dtype=np.float32, doc="always 0: the world has no reward"),
-        discount_info=tfds.features.Scalar(dtype=np.float32),
-        episode_metadata_info={
-            "goal": tfds.features.Text(doc="the target goal of the episode"),
-            "goal_id": tfds.features.Scalar(dtype=np.int32, doc="index in the config's goal list"),
-            "behaviour": tfds.features.Text(doc="scripted or random"),
-            "descriptions": tfds.features.Sequence(
-                tfds.features.Text(), doc="the social partner's (training) descriptions of s_T"
-            ),
-        },
-        **kwargs,
-    )
-
-
-class Builder(tfds.core.GeneratorBasedBuilder):
-    """DatasetBuilder for playground_trajectories."""
-
-    VERSION = tfds.core.Version("1.0.0")
-    RELEASE_NOTES = {"1.0.0": "Initial release: RLDS episodes, configs mixture/random/tiny."}
-    BUILDER_CONFIGS = [
-        _config(
-            "scripted_mixture",
-            "50,000 episodes, half scripted expert with action noise U(0, 0.6), half smooth "
-            "random actions; targets cycle through the 255 + 160 goals.",
-        ),
-        _config(
-            "random",
-            "50,000 episodes of smooth RBF random actions (the paper's first attempt).",
-            behaviour="random",
-        ),
-        _config("tiny", "40 mixture episodes, for tests.", num_episodes=40),
-    ]
-    DEFAULT_CONFIG_NAME = "scripted_mixture"
-
-    def _info(self) -> tfds.core.DatasetInfo:
-        """`rlds_base.build_info`'s schema, with `StackedSteps` as the steps feature."""
-        config = self.builder_config
-        steps = {
-            "is_first": np.bool_,
-            "is_last": np.bool_,
-            "is_terminal": np.bool_,
-            "observation": config.observation_info,
-            "action": config.action_info,
-            "reward": config.reward_info,
-            "discount": config.discount_info,
-        }
-        return tfds.core.DatasetInfo(
-            builder=self,
-            description=config.overall_description,
-            features=tfds.features.FeaturesDict(
-                {"steps": StackedSteps(steps), **config.episode_metadata_info}
-            ),
-            homepage=config.homepage,
-            citation=config.citation,
-        )
-
-    def _split_generators(self, dl_manager: tfds.download.DownloadManager):
-        del dl_manager  # everything is generated
-        return {"train": self._generate_examples(False), "test": self._generate_examples(True)}
-
-    def _generate_examples(self, test: bool):
-        config = self.builder_config
-        batch_size = min(500, config.num_episodes)  # fixed per config: episodes are reproducible
-        episodes = generate_episodes(config.spec(), 0, config.num_episodes, batch_size)
-        for index, episode in episodes:
-            if is_test_episode(index) == test:
-                yield index, episode
+__all__ = ["Builder"]

@@ -4,11 +4,12 @@ import pathlib
 
 import tensorflow_datasets as tfds
 
-from datasets.playground_trajectories import playground_trajectories_dataset_builder
+from imagine_tf.data.playground_trajectories import Builder
 
 
 class PlaygroundTrajectoriesTest(tfds.testing.DatasetBuilderTestCase):
-    DATASET_CLASS = playground_trajectories_dataset_builder.Builder
+    DATASET_CLASS = Builder
+    EXAMPLE_DIR = pathlib.Path(__file__).parent / "dummy_data"  # next to this file, not the class
     BUILDER_CONFIG_NAMES_TO_TEST = ["tiny"]
     SPLITS = {"train": 36, "test": 4}
     SKIP_CHECKSUMS = True
@@ -23,7 +24,7 @@ def test_stacked_steps_encode_like_the_step_by_step_path():
 
     from imagine_tf.data.episodes import EpisodeSpec, generate_episodes
 
-    builder = playground_trajectories_dataset_builder.Builder(config="tiny", data_dir="/tmp/unused")
+    builder = Builder(config="tiny", data_dir="/tmp/unused")
     steps_feature = builder.info.features["steps"]
     _, episode = next(generate_episodes(EpisodeSpec(seed=3), 0, 1, batch_size=4))
     fast = steps_feature.encode_example(episode["steps"])
@@ -42,7 +43,7 @@ def test_stacked_steps_encode_like_the_step_by_step_path():
 def test_built_metadata_names_the_standard_rlds_feature(tmp_path):
     import json
 
-    builder = playground_trajectories_dataset_builder.Builder(config="tiny", data_dir=str(tmp_path))
+    builder = Builder(config="tiny", data_dir=str(tmp_path))
     builder.download_and_prepare()
     features = json.loads((pathlib.Path(builder.data_dir) / "features.json").read_text())
     steps = features["featuresDict"]["features"]["steps"]["pythonClassName"]
@@ -58,7 +59,7 @@ def test_supervised_loader_reads_a_build(tmp_path):
 
     from imagine_tf.data.supervised import load_supervised_data
 
-    builder = playground_trajectories_dataset_builder.Builder(config="tiny", data_dir=str(tmp_path))
+    builder = Builder(config="tiny", data_dir=str(tmp_path))
     builder.download_and_prepare()
     data = load_supervised_data(builder.data_dir)
     assert data.train_states.shape == (36, 240) and data.test_states.shape == (4 * 51, 240)

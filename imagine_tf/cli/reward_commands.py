@@ -67,8 +67,10 @@ def _dataset_build_command(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     try:
-        builder, directory = build_dataset(args.config, args.data_dir, args.num_episodes)
-    except (ValueError, FileNotFoundError) as error:
+        builder, directory = build_dataset(
+            args.config, args.data_dir, args.num_episodes, args.beam_pipeline_options
+        )
+    except ValueError as error:
         raise UsageError(str(error)) from None
     splits = {name: info.num_examples for name, info in builder.info.splits.items()}
     print(f"Built {directory} in {time.perf_counter() - start:.1f} s: {splits}")
@@ -325,4 +327,9 @@ def add_commands(commands) -> None:
     )
     build.add_argument("--data-dir", default="~/tensorflow_datasets")
     build.add_argument("--num-episodes", type=int, help="a resized copy, named <config>_<n>")
+    build.add_argument(
+        "--beam-pipeline-options",
+        help="generate on Apache Beam, e.g. runner=DirectRunner,direct_num_workers=2 "
+        "(as tfds build --beam_pipeline_options)",
+    )
     build.set_defaults(run=_dataset_build_command)

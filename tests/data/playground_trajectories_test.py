@@ -1,0 +1,133 @@
+"""`playground_trajectories` through the stock `tfds` CLI, on Beam, and by name after import."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import tensorflow_datasets as tfds
+
+from imagine_tf.data import tfds_registration
+from imagine_tf.data.playground_trajectories import Builder
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+TFDS_CLI = pathlib.Path(sys.executable).parent / "tfds"
+TEST_INDICES = [9, 19, 29, 39]  # tiny: 40 episodes, goal_id == episode index
+
+
+def _environment() -> dict:
+    """This process's environment without PYTHONPATH: imports resolve as installed."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environment["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    return environment
+
+
+def _tfds_build(data_dir: pathlib.Path, *options: str) -> pathlib.Path:
+    dataset = "datasets/playground_trajectories"
+    command = [str(TFDS_CLI), "build", dataset, "--config", "tiny", "--data_dir", str(data_dir)]
+    result = subprocess.run(
+        [*command, *options],
+        cwd=REPOSITORY,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return data_dir / "playground_trajectories" / "tiny" / "1.0.0"
+
+
+def _episodes(directory: pathlib.Path, split: str) -> list[dict]:
+    episodes = []
+    for episode in tfds.builder_from_directory(str(directory)).as_dataset(split=split):
+        metadata = {key: value.numpy() for key, value in episode.items() if key != "steps"}
+        episodes.append({**metadata, "steps": list(tfds.as_numpy(episode["steps"]))})
+    return episodes
+
+
+def _assert_same_episodes(first: list[dict], second: list[dict]) -> None:
+    assert len(first) == len(second)
+    for one, other in zip(first, second):
+        assert one.keys() == other.keys()
+        for key in one:
+            if key == "steps":
+                for step, other_step in zip(one[key], other[key], strict=True):
+                    flat = tfds.core.utils.flatten_nest_dict(step)
+                    other_flat = tfds.core.utils.flatten_nest_dict(other_step)
+                    assert flat.keys() == other_flat.keys()
+                    for name in flat:
+                        np.testing.assert_array_equal(flat[name], other_flat[name], err_msg=name)
+            else:
+                np.testing.assert_array_equal(one[key], other[key], err_msg=key)
+
+
+@pytest.fixture(scope="module")
+def plain_build(tmp_path_factory) -> pathlib.Path:
+    return _tfds_build(tmp_path_factory.mktemp("plain"))
+
+
+def test_tfds_build_cli_prepares_the_tiny_config(plain_build):
+    info = json.loads((plain_build / "dataset_info.json").read_text())
+    splits = {split["name"]: sum(map(int, split["shardLengths"])) for split in info["splits"]}
+    assert splits == {"train": 36, "test": 4}
+    test_ids = sorted(int(episode["goal_id"]) for episode in _episodes(plain_build, "test"))
+    assert test_ids == TEST_INDICES
+
+
+def test_tfds_build_on_beam_writes_the_same_examples(plain_build, tmp_path):
+    beam_build = _tfds_build(tmp_path, "--beam_pipeline_options=runner=DirectRunner")
+    for split in ("train", "test"):
+        _assert_same_episodes(_episodes(plain_build, split), _episodes(beam_build, split))
+
+
+@pytest.mark.slow
+def test_two_beam_worker_processes_write_the_same_examples(plain_build, tmp_path):
+    options = "runner=DirectRunner,direct_num_workers=2,direct_running_mode=multi_processing"
+    beam_build = _tfds_build(tmp_path, f"--beam_pipeline_options={options}")
+    for split in ("train", "test"):
+        _assert_same_episodes(_episodes(plain_build, split), _episodes(beam_build, split))
+
+
+def test_tfds_load_after_import_imagine_tf(tmp_path):
+    script = f"""
+import sys
+import imagine_tf
+assert "tensorflow_datasets" not in sys.modules, "import imagine_tf imported TFDS"
+import tensorflow_datasets as tfds
+assert "imagine_tf.data.playground_trajectories" not in sys.modules, "builder imported early"
+test = tfds.load("playground_trajectories/tiny", data_dir={str(tmp_path)!r}, split="test")
+print(sorted(int(episode["goal_id"]) for episode in test))
+assert "datasets" not in sys.modules and {str(REPOSITORY)!r} not in sys.path
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == TEST_INDICES
+
+
+def test_the_provider_names_the_builder():
+    provider = tfds_registration.DatasetProvider()
+    assert provider.has_dataset("playground_trajectories") and not provider.has_dataset("mnist")
+    assert provider.get_builder_cls("playground_trajectories") is Builder
+    assert tfds.builder_cls("playground_trajectories") is Builder
+
+
+def test_the_tfds_new_folder_exposes_the_same_builder():
+    """What `tfds build datasets/playground_trajectories` does: import, then look up the class."""
+    module = "playground_trajectories.playground_trajectories_dataset_builder"
+    with tfds.core.utils.add_sys_path(REPOSITORY / "datasets"):
+        try:
+            assert tfds.core.community.builder_cls_from_module(module) is Builder
+            assert sys.modules[module].Builder is Builder
+        finally:
+            for name in (module, "playground_trajectories"):
+                sys.modules.pop(name, None)
