@@ -37,6 +37,7 @@ test-all: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/imagine-tf bench env --out docs/results/env_bench.json
 	$(BIN)/imagine-tf bench dataset --out docs/results/dataset_bench.json
+	$(BIN)/imagine-tf bench dataset --beam-workers 2 --out docs/results/dataset_beam_bench.json
 	$(BIN)/imagine-tf bench train --out docs/results/epoch_bench.json
 	$(BIN)/imagine-tf bench distributed --out docs/results/distributed_bench.json
 	$(BIN)/imagine-tf bench serving --out docs/results/serving_bench.json

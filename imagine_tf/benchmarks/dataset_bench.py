@@ -3,12 +3,17 @@
 Builds the `scripted_mixture` config resized to `num_episodes` (50,000 by default, the paper's
 size) into a fresh directory, then reads it back as supervised data (final states of training
 episodes, every state of held-out episodes, oracle labels for the 415 goals).
+
+With `--beam-workers N` it instead times the same build twice, through Python generators and
+through Apache Beam's DirectRunner with N worker processes, and checks that both wrote
+byte-identical files.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import os
 import pathlib
 import shutil
@@ -54,3 +59,77 @@ def run_dataset_benchmark(num_episodes: int = 50_000, data_dir: str | None = Non
         },
         "target_build_seconds": 300,
     }
+
+
+BEAM_PIPELINE_OPTIONS = (
+    "runner=DirectRunner,direct_num_workers={workers},direct_running_mode=multi_processing"
+)
+
+
+def run_beam_build_benchmark(
+    num_episodes: int = 50_000, beam_workers: int = 2, data_dir: str | None = None
+) -> dict:
+    """Times the build through Python generators, then through Beam's DirectRunner.
+
+    Builds into `<data_dir>/plain` and `<data_dir>/beam` (a scratch directory by default),
+    which must not exist: TFDS would reuse an earlier build.
+    """
+    if beam_workers < 1:
+        raise ValueError(f"beam_workers must be >= 1, got {beam_workers}.")
+    earlier = [pathlib.Path(data_dir or "") / d for d in ("plain", "beam")]
+    if data_dir is not None and any(path.exists() for path in earlier):
+        raise ValueError(
+            f"{data_dir} already holds plain/ or beam/ builds, which TFDS would reuse; "
+            "pass an empty --data-dir or none."
+        )
+    options = BEAM_PIPELINE_OPTIONS.format(workers=beam_workers)
+    load_average = os.getloadavg()[0]  # > 0.5 on 2 cores: something else was running
+    scratch = data_dir is None
+    root = pathlib.Path(data_dir or tempfile.mkdtemp(prefix="imagine_tf_bench_"))
+    try:
+        plain, plain_files = _timed_build(root / "plain", num_episodes, None)
+        beam, beam_files = _timed_build(root / "beam", num_episodes, options)
+        same_files = _digests(plain_files) == _digests(beam_files)
+    finally:
+        if scratch:
+            shutil.rmtree(root, ignore_errors=True)
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "load_average_1min_at_start": round(load_average, 2),
+        "config": "scripted_mixture",
+        "episodes": num_episodes,
+        "plain": plain,
+        "beam": {"pipeline_options": options, **beam},
+        "beam_speedup": round(plain["build_seconds"] / beam["build_seconds"], 2),
+        "same_files": same_files,
+    }
+
+
+def _timed_build(data_dir: pathlib.Path, num_episodes: int, beam_pipeline_options: str | None):
+    from imagine_tf.training.dataset_build import build_dataset
+
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(sys.stderr):  # TFDS prints its progress to stdout
+        _, directory = build_dataset(
+            "scripted_mixture", data_dir, num_episodes, beam_pipeline_options
+        )
+    seconds = time.perf_counter() - start
+    files = sorted(f for f in directory.iterdir() if ".tfrecord" in f.name)
+    record = {
+        "build_seconds": round(seconds, 1),
+        "build_episodes_per_s": round(num_episodes / seconds),
+        "bytes_on_disk": sum(f.stat().st_size for f in directory.iterdir()),
+    }
+    return record, files
+
+
+def _digests(files: list[pathlib.Path]) -> dict[str, str]:
+    digests = {}
+    for path in files:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 24), b""):
+                digest.update(block)
+        digests[path.name] = digest.hexdigest()
+    return digests

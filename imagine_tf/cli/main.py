@@ -239,9 +239,17 @@ def _bench_command(args: argparse.Namespace) -> int:
         print(json.dumps(results, indent=1))
         return 0
     if args.target == "dataset":
-        from imagine_tf.benchmarks.dataset_bench import run_dataset_benchmark
+        from imagine_tf.benchmarks import dataset_bench
 
-        results = run_dataset_benchmark(args.num_episodes, args.data_dir)
+        if args.beam_workers is not None:
+            try:
+                results = dataset_bench.run_beam_build_benchmark(
+                    args.num_episodes, args.beam_workers, args.data_dir
+                )
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+        else:
+            results = dataset_bench.run_dataset_benchmark(args.num_episodes, args.data_dir)
         if args.out:
             write_json(results, args.out)
         print(json.dumps(results, indent=1))
@@ -345,6 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=int, help="TensorFlow threads (train: 1 = one core)")
     bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")
     bench.add_argument("--data-dir", help="dataset: build here (default: a scratch directory)")
+    bench.add_argument(
+        "--beam-workers",
+        type=int,
+        help="dataset: time the build without Beam and on Beam's DirectRunner with this many "
+        "worker processes (instead of build + load)",
+    )
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--out", help="also write the JSON results to this file")
     bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
