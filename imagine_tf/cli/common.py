@@ -10,27 +10,37 @@ from imagine_tf.training.checkpoint_snapshot import SnapshotError
 RUN_READ_ERRORS = (FileNotFoundError, ValueError, SnapshotError)
 
 
+# Where a gin error sends the user: the configurables that hold the settings.
+GIN_HINT = (
+    ". Settings are bound as TrainConfig.<field> (agent runs: imagine_tf/training/config.py), "
+    "RewardTrainConfig.<field> and RewardStudyConfig.<field> (the reward model: "
+    "imagine_tf/training/reward_config.py), make_env.<argument> (the Playground)."
+)
+
+
 class UsageError(Exception):
     """A mistake in the command line; printed without a traceback."""
 
 
-
 def parse_gin(args: argparse.Namespace, module=None) -> None:
-    """Applies --gin-file / --gin-binding (configs/*.gin bind `make_env`, `train_reward_model`).
+    """Applies --gin-file / --gin-binding (`config_files.parse_config_files`: includes resolve
+    against ``configs/``).
 
     `module` is imported first so that its configurables are registered (default: playground).
     """
     if not (args.gin_file or args.gin_binding):
         return
-    import gin
+    from imagine_tf.training.config import check_agent_bindings
+    from imagine_tf.training.config_files import parse_config_files
 
     if module is None:
         import imagine_tf.playground  # noqa: F401 - registers the configurables
 
     try:
-        gin.parse_config_files_and_bindings(args.gin_file, args.gin_binding)
+        parse_config_files(args.gin_file, args.gin_binding)
+        check_agent_bindings()
     except (IOError, ValueError) as error:
-        raise UsageError(f"bad gin configuration: {error}") from None
+        raise UsageError(f"bad gin configuration: {error}{GIN_HINT}") from None
 
 
 def limit_threads(threads: int | None) -> None:
@@ -51,3 +61,30 @@ def add_gin_flags(parser: argparse.ArgumentParser) -> None:
         "--gin-binding", "--gin_binding", "--gin_bindings", "--gin-bindings", action="append",
         default=[], help='e.g. "make_env.num_objects = 5"',
     )  # fmt: skip
+
+
+class _GinSettingFlag(argparse.Action):
+    """A flag whose setting is bound in gin: using it is an error saying what to use."""
+
+    def __init__(self, option_strings, dest, instead: str, **kwargs):
+        super().__init__(option_strings, dest, nargs="*", help=argparse.SUPPRESS, **kwargs)
+        self.instead = instead
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string} is a gin setting: use {self.instead}")
+
+
+def gin_binding(binding: str) -> str:
+    """The command-line spelling of a binding: ``--gin-binding "NAME = VALUE"``."""
+    return f'--gin-binding "{binding}"'
+
+
+def add_gin_setting_flags(parser: argparse.ArgumentParser, settings: dict[str, str]) -> None:
+    """Makes each flag of ``settings`` ({flag: what to use instead, e.g. a `gin_binding`}) an
+    error that says what to use, and lists them at the end of the command's help."""
+    for flag, instead in settings.items():
+        parser.add_argument(flag, action=_GinSettingFlag, dest=f"gin_setting_{flag}",
+                            instead=instead)  # fmt: skip
+    lines = [f"  {flag:<22} {instead}" for flag, instead in settings.items()]
+    parser.epilog = "Model and training settings are gin bindings:\n" + "\n".join(lines)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter

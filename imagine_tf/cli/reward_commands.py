@@ -10,10 +10,42 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import shlex
 
-from imagine_tf.cli.common import UsageError, add_gin_flags, limit_threads, parse_gin
+from imagine_tf.cli.common import (
+    UsageError,
+    add_gin_flags,
+    add_gin_setting_flags,
+    gin_binding,
+    limit_threads,
+    parse_gin,
+)
 from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
+
+# The model and training settings of `reward train` and `reward study`, bound in gin
+# (`RewardTrainConfig`, `RewardStudyConfig`); their flags are errors that say so.
+TRAIN_SETTINGS = {
+    "--arch": gin_binding("RewardTrainConfig.architecture = 'ma'"),
+    "--seed": gin_binding("RewardTrainConfig.seed = 1"),
+    "--goal-set": gin_binding("RewardTrainConfig.goal_set = 'one_object'"),
+    "--max-epochs": gin_binding("RewardTrainConfig.max_epochs = 100"),
+    "--patience": gin_binding("RewardTrainConfig.patience = 15"),
+    "--max-seconds": gin_binding("RewardTrainConfig.max_training_seconds = 3600"),
+    "--max-train-episodes": gin_binding("RewardTrainConfig.max_train_episodes = 1000"),
+    "--max-test-episodes": gin_binding("RewardTrainConfig.max_test_episodes = 1000"),
+    "--validation-fraction": gin_binding("RewardTrainConfig.validation_fraction = 0.1"),
+    "--normalize-goal": gin_binding("RewardTrainConfig.normalize_goal = True"),
+    "--pair-gate": gin_binding("RewardTrainConfig.pair_gate = 'shared'"),
+    "--pair-relations": gin_binding("RewardTrainConfig.pair_relations = True"),
+}
+STUDY_SETTINGS = {
+    "--study": "--gin-file configs/reward_study_generalization.gin (or "
+    "configs/reward_study_two_object.gin)",
+    "--arch": gin_binding("RewardStudyConfig.architectures = ('ma', 'fa', 'fc')"),
+    "--ensemble-size": gin_binding("RewardStudyConfig.ensemble_size = 3"),
+    **{flag: text for flag, text in TRAIN_SETTINGS.items() if flag not in ("--arch", "--seed")},
+}
 
 
 def _parse_counts(text: str) -> list[int]:
@@ -80,22 +112,9 @@ def _dataset_build_command(args: argparse.Namespace) -> int:
 def _reward_train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import reward_recipe
 
+    config, _ = _reward_configs(args, reward_recipe)
     directory = _prepared_dataset(args)
-    parse_gin(args, reward_recipe)
-    overrides = {
-        key: value
-        for key, value in {
-            "architecture": args.arch,
-            "goal_set": args.goal_set,
-            "seed": args.seed,
-            "max_training_seconds": args.max_seconds,
-            "max_epochs": args.max_epochs,
-            "max_train_episodes": args.max_train_episodes,
-            "max_test_episodes": args.max_test_episodes,
-        }.items()
-        if value is not None
-    }
-    metrics = reward_recipe.train_reward_model(str(directory), args.root_dir, **overrides)
+    metrics = reward_recipe.train_reward_model(str(directory), args.root_dir, config)
     summary = metrics["summary"]
     print(json.dumps({"root_dir": args.root_dir, "epochs": metrics["epochs"],
                       "training_seconds": round(metrics["training_seconds"], 1),
@@ -103,55 +122,45 @@ def _reward_train_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reward_study_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.reward_study import format_study, run_reward_study
+def _reward_configs(args: argparse.Namespace, module):
+    """The gin-bound (`RewardTrainConfig`, `RewardStudyConfig`); a `UsageError` if invalid."""
+    from imagine_tf.training.reward_config import RewardStudyConfig, reward_train_config
 
-    if args.ensemble_size < 1:  # before the dataset is prepared
-        raise UsageError(f"--ensemble-size must be >= 1, got {args.ensemble_size}.")
+    parse_gin(args, module)
+    try:
+        return reward_train_config(), RewardStudyConfig()
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"bad gin configuration: {error}") from None
+
+
+def _reward_study_command(args: argparse.Namespace) -> int:
+    from imagine_tf.training import reward_study
+
+    config, study = _reward_configs(args, reward_study)  # checked before the dataset
     directory = _prepared_dataset(args)
     limit_threads(args.threads)
-    report = run_reward_study(
-        directory,
-        args.root_dir,
-        study=args.study,
-        seeds=args.seeds,
-        architectures=args.arch,
-        max_epochs=args.max_epochs,
-        patience=args.patience,
-        max_training_seconds=args.max_seconds,
-        max_test_episodes=args.max_test_episodes,
-        validation_fraction=args.validation_fraction,
-        command=_study_command(args),
-        goal_set=args.goal_set,
-        normalize_goal=args.normalize_goal,
-        pair_gate=args.pair_gate,
-        pair_relations=args.pair_relations,
-        ensemble_size=args.ensemble_size,
-    )
-    print(format_study(report))
+    report = reward_study.run_reward_study(directory, args.root_dir, seeds=args.seeds,
+                                           config=config, study=study,
+                                           command=_study_command(args))  # fmt: skip
+    print(reward_study.format_study(report))
     return 0
 
 
 def _study_command(args: argparse.Namespace) -> str:
     """The `reward study` command line of these arguments (one seed per run is recorded)."""
-    parts = ["imagine-tf reward study", f"--study {args.study}", f"--root-dir {args.root_dir}",
-             f"--max-epochs {args.max_epochs}", f"--patience {args.patience}",
-             f"--validation-fraction {args.validation_fraction}"]  # fmt: skip
-    for flag, value in (("--arch", " ".join(args.arch or [])), ("--seeds", " ".join(map(str, args.seeds))),
-                        ("--max-seconds", args.max_seconds), ("--max-test-episodes", args.max_test_episodes),
-                        ("--threads", args.threads), ("--dataset-dir", args.dataset_dir),
-                        ("--goal-set", args.goal_set)):  # fmt: skip
+    parts = ["imagine-tf reward study", f"--root-dir {args.root_dir}",
+             f"--seeds {' '.join(map(str, args.seeds))}"]  # fmt: skip
+    parts += [f"--gin-file {shlex.quote(gin_file)}" for gin_file in args.gin_file]
+    parts += [f"--gin-binding {_quoted(binding)}" for binding in args.gin_binding]
+    for flag, value in (("--threads", args.threads), ("--dataset-dir", args.dataset_dir)):
         if value:
             parts.append(f"{flag} {value}")
-    if args.normalize_goal:
-        parts.append("--normalize-goal")
-    if args.pair_gate != "per_slot":
-        parts.append(f"--pair-gate {args.pair_gate}")
-    if args.pair_relations:
-        parts.append("--pair-relations")
-    if args.ensemble_size > 1:
-        parts.append(f"--ensemble-size {args.ensemble_size}")
     return " ".join(parts)
+
+
+def _quoted(binding: str) -> str:
+    """A binding as a shell argument, in double quotes where it can be (gin strings are quoted)."""
+    return f'"{binding}"' if not set(binding) & set('"$`\\') else shlex.quote(binding)
 
 
 def _reward_report_command(args: argparse.Namespace) -> int:
@@ -213,6 +222,14 @@ def _reward_tune_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_dataset_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default="scripted_mixture", help="dataset config")
+    parser.add_argument("--data-dir", default="~/tensorflow_datasets")
+    parser.add_argument(
+        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
+    )
+
+
 def add_commands(commands) -> None:
     """Adds `reward ...` and `dataset build` to the `imagine-tf` subcommands."""
     reward = commands.add_parser("reward", help="the learned reward model")
@@ -229,63 +246,27 @@ def add_commands(commands) -> None:
     pretrain.add_argument("--force", action="store_true", help="retrain existing nets")
     pretrain.set_defaults(run=_pretrain_or_command)
 
-    train = reward_commands.add_parser("train", help="supervised training on the TFDS dataset")
-    train.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"))
+    train = reward_commands.add_parser(
+        "train", help="supervised training on the TFDS dataset (settings: RewardTrainConfig)"
+    )
     train.add_argument(
         "--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)"
     )
-    train.add_argument("--config", default="scripted_mixture", help="dataset config")
-    train.add_argument("--data-dir", default="~/tensorflow_datasets")
-    train.add_argument(
-        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
-    )
-    train.add_argument("--seed", type=int)
-    train.add_argument("--max-epochs", type=int)
-    train.add_argument("--max-seconds", type=float, help="training time budget")
-    train.add_argument("--goal-set", choices=GOAL_SETS, help="one_object (default), grasp, all")
-    train.add_argument("--max-train-episodes", type=int)
-    train.add_argument("--max-test-episodes", type=int)
+    _add_dataset_flags(train)
     add_gin_flags(train)
+    add_gin_setting_flags(train, TRAIN_SETTINGS)
     train.set_defaults(run=_reward_train_command)
 
-    study = reward_commands.add_parser("study", help="multi-seed F1 study (resumable)")
-    study.add_argument(
-        "--study", choices=("generalization", "two_object"), default="generalization"
-    )
+    study = reward_commands.add_parser(
+        "study", help="multi-seed F1 study (resumable; settings: RewardTrainConfig, "
+        "RewardStudyConfig)",
+    )  # fmt: skip
     study.add_argument("--root-dir", "--root_dir", required=True, help="one sub-directory per run")
-    study.add_argument("--arch", nargs="+", choices=("ma", "fa", "fc", "ma_pairs"),
-                       help="default: ma fa fc (generalization) or ma_pairs (two_object)")  # fmt: skip
     study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    study.add_argument("--max-epochs", type=int, default=100, help="epochs of 200 batches per run")
-    study.add_argument("--patience", type=int, default=15,
-                       help="epochs without a better validation F1 before a run stops")  # fmt: skip
-    study.add_argument("--max-seconds", type=float, help="training time budget per run")
-    study.add_argument("--max-test-episodes", type=int, help="held-out episodes scored for F1")
-    study.add_argument("--validation-fraction", type=float, default=0.1,
-                       help="training episodes held out for early stopping")  # fmt: skip
     study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
-    study.add_argument(
-        "--normalize-goal",
-        action="store_true",
-        help="gates read the L2-normalised goal embedding (not in the paper)",
-    )
-    # RewardNetwork's PAIR_GATES, spelled out: the CLI does not import TensorFlow to parse flags.
-    study.add_argument("--pair-gate", choices=("per_slot", "shared", "residual"), default="per_slot",
-                       help="MA-pairs: one gate per input value, MA's gate for both objects, or "
-                            "MA's gate plus a second-slot term (residual)")  # fmt: skip
-    study.add_argument("--pair-relations", action="store_true",
-                       help="MA-pairs: the pair input also holds the relation features of the "
-                            "objects' initial positions (not in the paper)")  # fmt: skip
-    study.add_argument("--ensemble-size", type=int, default=1,
-                       help="K > 1: each seed s is the mean probability of the runs of seeds "
-                            "s*K ... s*K+K-1 (not in the paper)")  # fmt: skip
-    study.add_argument("--goal-set", choices=GOAL_SETS,
-                       help="override the study's goal set (generalization: one_object, two_object: all)")  # fmt: skip
-    study.add_argument("--config", default="scripted_mixture", help="dataset config")
-    study.add_argument("--data-dir", default="~/tensorflow_datasets")
-    study.add_argument(
-        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
-    )
+    _add_dataset_flags(study)
+    add_gin_flags(study)
+    add_gin_setting_flags(study, STUDY_SETTINGS)
     study.set_defaults(run=_reward_study_command)
 
     report = reward_commands.add_parser("report", help="F1 table, JSON and bar chart of a study")

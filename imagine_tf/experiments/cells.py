@@ -5,8 +5,8 @@ A cell is an ordinary run made by the ordinary commands, so it resumes like any 
 * agent: `imagine-tf train` to ``num_epochs`` (one thread), then `imagine-tf eval` with
   ``repetitions`` episodes per goal, at the run's N and at each of ``eval_num_objects``;
 * reward: `imagine-tf reward train` (supervised, on the TFDS dataset);
-* reward_study: `imagine-tf reward study --seeds S` with the configuration's arguments (e.g.
-  ``--study two_object --arch ma_pairs --ensemble-size 3``: one ensemble per seed).
+* reward_study: `imagine-tf reward study --seeds S` with the configuration's gin files and
+  bindings (e.g. ``RewardStudyConfig.ensemble_size = 3``: one ensemble per seed).
 
 A cell is finished when its results exist: the evaluation files of its last epoch (agent) or
 its ``metrics.json`` (reward).
@@ -21,6 +21,7 @@ import sys
 
 from imagine_tf.experiments.spec import ExperimentSpec
 from imagine_tf.training import run_layout
+from imagine_tf.training.reward_config import read_reward_configs
 
 CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
 
@@ -64,9 +65,10 @@ class Cell:
                 return []
             if self.spec.kind == "reward_study":
                 return [CLI + ["reward", "study", "--root-dir", str(self.directory),
-                               "--seeds", str(self.seed), *extra]]  # fmt: skip
-            return [CLI + ["reward", "train", "--root-dir", str(self.directory),
-                           "--seed", str(self.seed), *self._gin_flags(), *extra]]  # fmt: skip
+                               "--seeds", str(self.seed), *self._gin_flags(), *extra]]  # fmt: skip
+            return [CLI + ["reward", "train", "--root-dir", str(self.directory), *self._gin_flags(),
+                           "--gin-binding", f"RewardTrainConfig.seed = {self.seed}",
+                           *extra]]  # fmt: skip
         commands = []
         if self._epochs_trained() < self.spec.num_epochs:
             commands.append(CLI + ["train", "--threads", "1", "--root-dir", str(self.directory),
@@ -85,15 +87,14 @@ class Cell:
         return commands
 
     def _study_run(self) -> str:
-        """The study's directory of this seed: ``ARCH_sS`` or, for an ensemble, ``ARCH_xK_sS``."""
+        """The study's directory of this seed: ``ARCH_sS`` or, for an ensemble, ``ARCH_xK_sS``
+        (the first architecture the configuration's gin files and bindings study)."""
         from imagine_tf.training.reward_ensemble import ensemble_directory
 
-        args = list(self.spec.configurations[self.label].get("args", []))
-
-        def value(flag, default):
-            return args[args.index(flag) + 1] if flag in args else default
-
-        architecture, size = value("--arch", "ma_pairs"), int(value("--ensemble-size", 1))
+        configuration = self.spec.configurations[self.label]
+        gin_files = [self.repository / f for f in configuration.get("gin_files", [])]
+        config, study = read_reward_configs(gin_files, configuration.get("bindings", []))
+        architecture, size = study.architectures_of(config)[0], study.ensemble_size
         if size > 1:
             return ensemble_directory(architecture, self.seed, size)
         return f"{architecture}_s{self.seed}"

@@ -27,10 +27,10 @@ class ExperimentSpec:
     Attributes:
       name: the experiment's name (its file's stem).
       kind: "agent" (`imagine-tf train` + `imagine-tf eval`), "reward" (`imagine-tf reward
-        train`, supervised) or "reward_study" (`imagine-tf reward study` for one seed: its
-        ``args`` choose the study, the architecture and the ensemble size).
+        train`, supervised) or "reward_study" (`imagine-tf reward study` for one seed: its gin
+        files and bindings choose the study, e.g. ``RewardStudyConfig.ensemble_size``).
       configurations: {label: {"gin_files": [...], "bindings": [...], "args": [...]}}; "args"
-        are extra command-line arguments of the cell's training command.
+        are extra command-line arguments of the cell's training command (paths, threads).
       seeds: how many seeds per configuration (0 .. seeds − 1).
       num_epochs: agent runs train this many epochs.
       repetitions: evaluation episodes per goal (agent; the paper's 30).

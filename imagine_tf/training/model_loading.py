@@ -5,8 +5,9 @@ Two kinds of runs hold one:
 * a **reward-model run** (`imagine-tf reward train | study`): ``best.weights.h5`` and
   ``network.json`` (the network's config; runs from before it existed are rebuilt with the
   default vocabulary, with or without the relational words, whichever the weights fit);
-* an **ensemble** of reward-model runs (`imagine-tf reward study --ensemble-size K`):
-  ``metrics.json`` lists its member runs, loaded into one `RewardEnsemble`;
+* an **ensemble** of reward-model runs (`imagine-tf reward study`,
+  ``RewardStudyConfig.ensemble_size = K``): ``metrics.json`` lists its member runs, loaded into
+  one `RewardEnsemble`;
 * an **agent run** (`imagine-tf train`): ``config.json`` and ``checkpoint/tf``, from which only
   the co-learned reward network is read — from a consistent copy, as the run may be training
   (`snapshot_checkpoint`; `load_agent` reads the whole agent the same way).
@@ -103,7 +104,7 @@ def load_reward_network(
     else:
         raise FileNotFoundError(
             f"{root} holds no trained reward model: give a directory of `imagine-tf reward train` "
-            "(best.weights.h5), an ensemble of `reward study --ensemble-size K` (metrics.json "
+            "(best.weights.h5), an ensemble of `reward study` (RewardStudyConfig.ensemble_size, metrics.json "
             "with members) or a run of `imagine-tf train` (config.json + checkpoint/)."
         )
     metadata = {

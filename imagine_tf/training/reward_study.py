@@ -1,17 +1,18 @@
 """Multi-seed reward-model studies and their report (`imagine-tf reward study | report`).
 
-The paper's two supervised experiments (Colas et al. 2020, IMAGINE; flowersteam/Imagine):
+The paper's two supervised experiments (Colas et al. 2020, IMAGINE; flowersteam/Imagine), each
+a gin config of a `RewardTrainConfig` and a `RewardStudyConfig`:
 
-* **generalization** — MA, FA and FC on the one-object goals (191 train / 64 test), F1 on the
-  train goals, the test goals, the test goals without Type 2 ("flower", a word never heard in
-  training) and per generalization type;
-* **two_object** — MA-pairs on all 415 goals: trained on the 191 one-object and 158 two-object
-  train goals, F1 reported as in Table 1 on the Grasp goals (11 one-object and 2 two-object
-  test goals). The one-object Go and Grow train goals stay in training: "Grow any fly" and
-  "Grow any animal" are the only places where the words of the Type 4 test goals "Grasp any
-  fly" / "Grasp any animal" are heard as one-object goals (the authors' Playground, flowersteam/Imagine); a study on
-  the Grasp goals alone (the ``grasp`` goal set) never hears them, and scored 0.00 on the fly
-  goals.
+* **generalization** (``configs/reward_study_generalization.gin``) — MA, FA and FC on the
+  one-object goals (191 train / 64 test), F1 on the train goals, the test goals, the test goals
+  without Type 2 ("flower", a word never heard in training) and per generalization type;
+* **two_object** (``configs/reward_study_two_object.gin``) — MA-pairs on all 415 goals: trained
+  on the 191 one-object and 158 two-object train goals, F1 reported as in Table 1 on the Grasp
+  goals (11 one-object and 2 two-object test goals). The one-object Go and Grow train goals stay
+  in training: "Grow any fly" and "Grow any animal" are the only places where the words of the
+  Type 4 test goals "Grasp any fly" / "Grasp any animal" are heard as one-object goals (the
+  authors' Playground, flowersteam/Imagine); a study on the Grasp goals alone (the ``grasp``
+  goal set) never hears them, and scored 0.00 on the fly goals.
 
 `run_reward_study` trains one run per (architecture, seed) into ``<root_dir>/<arch>_s<seed>``
 with the supervised recipe, loading the dataset once; a run whose ``metrics.json`` exists is
@@ -33,13 +34,9 @@ from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.training.atomic_files import save_figure_atomically, write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
+from imagine_tf.training.reward_config import RewardStudyConfig, RewardTrainConfig
 from imagine_tf.training.reward_ensemble import ensemble_directory, evaluate_ensemble, member_seeds
 from imagine_tf.training.run_lock import RunLock
-
-STUDIES = {
-    "generalization": ("one_object", ("ma", "fa", "fc")),
-    "two_object": ("all", ("ma_pairs",)),
-}
 
 # (column name, path in metrics["summary"]) of the reported F1 values.
 COLUMNS = (
@@ -57,49 +54,28 @@ COLUMNS = (
 def run_reward_study(
     dataset_dir: str | os.PathLike,
     root_dir: str | os.PathLike,
-    study: str = "generalization",
     seeds: Sequence[int] = (0, 1, 2),
-    architectures: Sequence[str] | None = None,
-    max_epochs: int = 100,
-    patience: int = 15,
-    max_training_seconds: float | None = None,
-    max_test_episodes: int | None = None,
-    validation_fraction: float = 0.1,
+    config: RewardTrainConfig = RewardTrainConfig(),
+    study: RewardStudyConfig = RewardStudyConfig(),
     progress: bool = True,
     command: str | None = None,
-    goal_set: str | None = None,
-    normalize_goal: bool = False,
-    pair_gate: str = "per_slot",
-    pair_relations: bool = False,
-    ensemble_size: int = 1,
 ) -> dict:
     """Trains every (architecture, seed) of a study that has no metrics yet; returns the report.
 
-    Each run trains for at most ``max_epochs`` epochs and stops after ``patience`` epochs
-    without a better validation F1 (`TrainingConfig`).
-    ``validation_fraction`` of the training episodes give the validation states scored after
-    every epoch for early stopping (a smaller fraction makes epochs cheaper: MA-pairs scores
-    2 C(N, 2) modules per pair). ``command``, the command line that ran the study, is kept in
-    each run's ``command.txt`` (and in the report). ``goal_set`` overrides the study's goal
-    set (e.g. ``grasp``: the first protocol of the two-object study). ``normalize_goal``: the
-    networks' gates read the L2-normalised goal embedding (`GatedAttention`). ``pair_gate``:
-    MA-pairs' gate, "per_slot", "shared" or "residual" (`RewardNetwork`); ``pair_relations``:
-    MA-pairs' input holds the pair's relation features. ``ensemble_size`` K > 1: each seed s is
-    an ensemble of the runs of seeds s·K … s·K + K − 1 (`reward_ensemble`), trained as above and
-    then scored together into ``<arch>_x<K>_s<s>``.
+    Each run is ``config`` with the study's architecture and the seed
+    (`reward_recipe.supervised_config`). ``command``, the command line that ran the study, is
+    kept in each run's ``command.txt`` (and in the report). With ``study.ensemble_size`` K > 1,
+    seed s is an ensemble of the runs of seeds s·K … s·K + K − 1 (`reward_ensemble`), trained
+    as above and then scored together into ``<arch>_x<K>_s<s>``.
     """
-    from imagine_tf.reward.supervised_training import (
-        SupervisedTrainer,
-        TrainingConfig,
-    )  # TensorFlow
+    from imagine_tf.reward.supervised_training import SupervisedTrainer  # TensorFlow
+    from imagine_tf.training.reward_recipe import supervised_config
 
-    if study not in STUDIES:
-        raise ValueError(f"study must be one of {sorted(STUDIES)}, got {study!r}.")
-    study_goal_set, default_architectures = STUDIES[study]
-    goal_set = goal_set or study_goal_set
-    data = load_supervised_data(dataset_dir, goals_of_set(goal_set), None, max_test_episodes)
+    data = load_supervised_data(dataset_dir, goals_of_set(config.goal_set),
+                                config.max_train_episodes, config.max_test_episodes)  # fmt: skip
     root = pathlib.Path(root_dir)
-    for architecture in architectures or default_architectures:
+    ensemble_size = study.ensemble_size
+    for architecture in study.architectures_of(config):
         for seed in seeds:
             member_dirs = {
                 m: root / f"{architecture}_s{m}" for m in member_seeds(seed, ensemble_size)
@@ -110,14 +86,9 @@ def run_reward_study(
                 if command:
                     run_dir.mkdir(parents=True, exist_ok=True)
                     (run_dir / "command.txt").write_text(command + "\n")
-                config = TrainingConfig(architecture, seed=member, max_epochs=max_epochs,
-                                        patience=patience, max_training_seconds=max_training_seconds,
-                                        validation_fraction=validation_fraction,
-                                        normalize_goal=normalize_goal,
-                                        pair_gate=pair_gate if architecture == "ma_pairs" else "per_slot",
-                                        pair_relations=pair_relations and architecture == "ma_pairs")  # fmt: skip
+                run_config = supervised_config(config, architecture, member)
                 with RunLock(run_dir):
-                    SupervisedTrainer(data, config, run_dir).train(progress=progress)
+                    SupervisedTrainer(data, run_config, run_dir).train(progress=progress)
             ensemble_dir = root / ensemble_directory(architecture, seed, ensemble_size)
             if ensemble_size > 1 and not (ensemble_dir / "metrics.json").exists():
                 with RunLock(ensemble_dir):

@@ -9,7 +9,8 @@ import pytest
 
 from imagine_tf.cli.main import main
 
-CONFIG = pathlib.Path(__file__).resolve().parents[2] / "configs" / "playground.gin"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "configs" / "playground.gin"
 
 
 def run(capsys, *argv):
@@ -89,10 +90,14 @@ def test_bad_goal_is_a_clear_error_without_traceback():
      (["goals", "--known", "k.txt"], "add --imagined"),
      (["goals", "--imagined", "--known", "missing.txt"], "no such file"),
      (["train", "--root-dir", "r", "--num-epochs", "0"], "--num-epochs must be >= 1, got 0"),
-     (["reward", "study", "--root-dir", "r", "--ensemble-size", "0"], "--ensemble-size must be >= 1, got 0")],
+     (["reward", "study", "--root-dir", "r", "--gin-binding", "RewardStudyConfig.ensemble_size = 0"],
+      "RewardStudyConfig.ensemble_size must be >= 1, got 0")],
 )  # fmt: skip
 def test_usage_errors(capsys, argv, message):
+    import gin
+
     code, _, err = run(capsys, *argv)
+    gin.clear_config()
     assert code == 2 and message in err
 
 
@@ -146,15 +151,17 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     assert code == 0 and "'train': 36" in out and "'test': 4" in out
     root = tmp_path / "run"
     code, out, _ = run(
-        capsys, "reward", "train", "--arch", "ma", "--config", "tiny", "--data-dir", str(data_dir),
-        "--root-dir", str(root), "--max-epochs", "1", "--gin-binding",
-        "train_reward_model.batches_per_epoch = 2", "--gin-binding", "train_reward_model.batch_size = 32",
+        capsys, "reward", "train", "--config", "tiny", "--data-dir", str(data_dir),
+        "--root-dir", str(root), "--gin-binding", "RewardTrainConfig.max_epochs = 1",
+        "--gin-binding", "RewardTrainConfig.batches_per_epoch = 2",
+        "--gin-binding", "train_reward_model.batch_size = 32",  # the stored configs' name
     )  # fmt: skip
     import gin
 
     gin.clear_config()
     assert code == 0 and json.loads(out)["epochs"] == 1
-    assert (root / "metrics.json").exists() and (root / "operative_config.gin").exists()
+    assert json.loads((root / "metrics.json").read_text())["config"]["batch_size"] == 32
+    assert "RewardTrainConfig.max_epochs = 1" in (root / "operative_config.gin").read_text()
     tune_dir = tmp_path / "tune"
     code, out, _ = run(
         capsys, "reward", "tune", "--arch", "fc", "--config", "tiny", "--data-dir", str(data_dir),
@@ -162,13 +169,17 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     )  # fmt: skip
     assert code == 0 and "validation_f1" in out and (tune_dir / "tuning_results_fc.json").exists()
     study_dir = tmp_path / "study"
-    study = ["reward", "study", "--arch", "fc", "--seeds", "0", "1", "--max-seconds", "0.01", "--patience", "3",
-             "--config", "tiny", "--data-dir", str(data_dir), "--root-dir", str(study_dir)]  # fmt: skip
+    settings = ["RewardTrainConfig.architecture = 'fc'", "RewardTrainConfig.patience = 3",
+                "RewardTrainConfig.max_training_seconds = 0.01"]  # fmt: skip
+    study = ["reward", "study", "--seeds", "0", "1", "--config", "tiny", "--data-dir", str(data_dir),
+             "--root-dir", str(study_dir), *[f"--gin-binding={binding}" for binding in settings]]  # fmt: skip
     code, out, _ = run(capsys, *study)
+    gin.clear_config()
     assert code == 0 and "| fc | 2 |" in out
     first = (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns
     assert json.loads((study_dir / "fc_s0" / "metrics.json").read_text())["config"]["patience"] == 3
     assert run(capsys, *study)[0] == 0  # resumes: finished runs are not retrained
+    gin.clear_config()
     assert (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns == first
     report_file, plot_file = tmp_path / "reward_f1.json", tmp_path / "reward_f1.png"
     code, out, _ = run(capsys, "reward", "report", "--root-dir", str(study_dir), "--out", str(report_file),
@@ -178,9 +189,14 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     assert report["mean_std"]["fc"]["seeds"] == 2 and report["command"].startswith(
         "imagine-tf reward report"
     )
-    assert report["runs"][0]["command"].startswith("imagine-tf reward study --study generalization")
+    assert report["runs"][0]["command"].startswith(
+        f"imagine-tf reward study --root-dir {study_dir} --seeds 0 1 --gin-binding "
+        "\"RewardTrainConfig.architecture = 'fc'\""
+    )
     assert plot_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    code, out, _ = run(capsys, *study[:6], *study[7:], "--ensemble-size", "2")  # seed 0: members 0, 1
+    seed_0 = [a for a in study if a != "1"]  # seed 0 of ensembles of 2: members 0, 1
+    code, out, _ = run(capsys, *seed_0, "--gin-binding", "RewardStudyConfig.ensemble_size = 2")
+    gin.clear_config()
     assert code == 0 and "| fc x2 | 1 |" in out
     assert (study_dir / "fc_s0" / "metrics.json").stat().st_mtime_ns == first
     ensemble = json.loads((study_dir / "fc_x2_s0" / "metrics.json").read_text())
@@ -205,18 +221,59 @@ def test_bench_dataset_small(capsys, tmp_path):
     assert json.loads(out_file.read_text()) == results
 
 
-def test_the_study_flags_offer_every_pair_gate_of_the_network():
-    from imagine_tf.cli.main import build_parser
-    from imagine_tf.networks.reward_network import PAIR_GATES
+def test_the_reward_settings_spell_the_networks_choices_out():
+    from imagine_tf.data.supervised import GOAL_SETS
+    from imagine_tf.networks.reward_network import ARCHITECTURES, PAIR_GATES
+    from imagine_tf.training import reward_config
 
-    parser = build_parser()  # the CLI spells the gates out so as not to import TensorFlow
+    # reward_config spells them out so as not to import TensorFlow
+    assert reward_config.ARCHITECTURES == ARCHITECTURES and reward_config.PAIR_GATES == PAIR_GATES
     for gate in PAIR_GATES:
-        assert (
-            parser.parse_args(["reward", "study", "--root-dir", "r", "--pair-gate", gate]).pair_gate
-            == gate
-        )
-    with pytest.raises(SystemExit):
-        parser.parse_args(["reward", "study", "--root-dir", "r", "--pair-gate", "nope"])
+        assert reward_config.RewardTrainConfig(pair_gate=gate).pair_gate == gate
+    with pytest.raises(ValueError, match="pair_gate must be one of"):
+        reward_config.RewardTrainConfig(pair_gate="nope")
+    with pytest.raises(ValueError, match="goal_set must be one of"):
+        reward_config.RewardTrainConfig(goal_set=GOAL_SETS[0] + "s")
+
+
+def _cli(*argv, cwd=None):
+    return subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def test_the_help_of_train_and_reward_study_lists_the_gin_settings():
+    train = _cli("train", "--help")
+    assert train.returncode == 0 and "--gin-file" in train.stdout and "--gin-binding" in train.stdout
+    study = _cli("reward", "study", "--help")
+    assert study.returncode == 0 and "--arch" not in study.stdout.split("Model and training")[0]
+    assert "RewardStudyConfig.architectures = ('ma', 'fa', 'fc')" in study.stdout
+    assert "--pair-relations" in study.stdout and "RewardTrainConfig.pair_relations" in study.stdout
+
+
+@pytest.mark.parametrize(
+    "argv, binding",
+    [(["reward", "study", "--root-dir", "r", "--arch", "ma", "fa"],
+      "RewardStudyConfig.architectures = ('ma', 'fa', 'fc')"),
+     (["reward", "study", "--root-dir", "r", "--normalize-goal"], "RewardTrainConfig.normalize_goal = True"),
+     (["reward", "train", "--root-dir", "r", "--max-epochs", "3"], "RewardTrainConfig.max_epochs = 100"),
+     (["reward", "train", "--root-dir", "r", "--seed", "3"], "RewardTrainConfig.seed = 1")],
+)  # fmt: skip
+def test_a_model_flag_is_an_error_naming_its_gin_binding(argv, binding):
+    process = _cli(*argv)
+    flag = next(a for a in argv if a.startswith("--") and a != "--root-dir")
+    assert process.returncode == 2 and "Traceback" not in process.stderr
+    assert f'{flag} is a gin setting: use --gin-binding "{binding}"' in process.stderr
+
+
+def test_a_config_includes_its_base_from_another_working_directory(tmp_path):
+    # The binding is refused after the config (and its include) parsed: nothing trains.
+    argv = ["train", "--root-dir", str(tmp_path / "run"), "--gin-binding", "DdpgAgent.gamma = 0.5"]
+    for gin_file in ("configs/ma.gin", str(ROOT / "configs" / "quickstart.gin")):
+        process = _cli(*argv, "--gin-file", gin_file, cwd=tmp_path)
+        assert process.returncode == 2 and "Unable to open" not in process.stderr
+        assert "DdpgAgent.gamma has no effect" in process.stderr and "TrainConfig.gamma" in process.stderr
+    process = _cli(*argv[:3], "--gin-file", "configs/nothing.gin", cwd=tmp_path)
+    assert process.returncode == 2 and "bad gin configuration" in process.stderr
 
 
 def test_the_bench_flags_offer_every_compute_dtype_of_the_networks():

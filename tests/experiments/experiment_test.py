@@ -119,6 +119,21 @@ def test_the_grid_is_seed_major(tmp_path):
     assert collect(spec, cells)["missing"][:3] == ["ma_s0", "fa_s0", "fc_s0"]
 
 
+def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
+    spec = load_experiment(ROOT / "configs" / "experiments" / "two_object.gin")
+    cells = {c.name: c for c in grid(spec, tmp_path, ROOT)}
+    (command,) = cells["ensemble3_s1"].commands()
+    assert command[3:5] == ["reward", "study"] and command[command.index("--seeds") + 1] == "1"
+    assert "configs/reward_study_two_object.gin" in command
+    assert "RewardStudyConfig.ensemble_size = 3" in command
+    assert cells["ensemble3_s1"].results_file() == tmp_path / "ensemble3_s1" / "ma_pairs_x3_s1" / "metrics.json"
+    assert cells["single_s2"].results_file() == tmp_path / "single_s2" / "ma_pairs_s2" / "metrics.json"
+    spec = load_experiment(ROOT / "configs" / "experiments" / "reward_architectures.gin")
+    (command,) = {c.name: c for c in grid(spec, tmp_path, ROOT)}["fa_s4"].commands()
+    assert command[3:5] == ["reward", "train"] and "configs/reward_fa.gin" in command
+    assert "RewardTrainConfig.seed = 4" in command
+
+
 def _processes_mentioning(text: str) -> list[int]:
     """Pids whose command line contains ``text`` (Linux /proc)."""
     pids = []

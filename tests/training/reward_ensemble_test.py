@@ -44,8 +44,9 @@ def test_member_seeds_make_disjoint_ensembles():
 
 
 def test_the_ensemble_scores_the_mean_probability_of_its_members(data, members, tmp_path):
+    command = 'imagine-tf reward study --gin-binding "RewardStudyConfig.ensemble_size = 2"'
     metrics = evaluate_ensemble(data, [members / "ma_s0", members / "ma_s1"], tmp_path, seed=0,
-                                command="imagine-tf reward study --ensemble-size 2")  # fmt: skip
+                                command=command)  # fmt: skip
     tokens = Vocabulary.from_goals(list(data.goals)).encode(list(data.goals))
     scores = [score_matrix(load_reward_network(members / f"ma_s{s}")[0], data.test_states, tokens)
               for s in (0, 1)]  # fmt: skip

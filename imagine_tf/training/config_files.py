@@ -1,0 +1,77 @@
+"""Reading gin config files: where the paths of their ``include`` statements are looked up.
+
+gin opens an included path relative to the working directory, then relative to each directory
+on its search path. `parse_config_files` puts three directories there, so that a config of
+``configs/`` parses from any working directory:
+
+* the directory of each given file (``include 'base/agent.gin'`` in ``configs/ma.gin``);
+* the repository's ``configs/`` directory (a config elsewhere may include ``base/agent.gin``);
+* the repository root (the ``configs/NAME.gin`` paths of experiment files and the docs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pathlib
+from typing import Sequence
+
+import gin
+
+REPOSITORY_DIR = pathlib.Path(__file__).resolve().parents[2]
+CONFIGS_DIR = REPOSITORY_DIR / "configs"
+
+_search_paths: list[str] = []  # added to gin's (module-global) search path, in order
+
+
+def add_search_paths(gin_files: Sequence[str | os.PathLike] = ()) -> None:
+    """Adds the directories of ``gin_files`` (those that exist), ``configs/`` and the
+    repository root to gin's search path (each once)."""
+    directories = [pathlib.Path(f).resolve().parent for f in gin_files if pathlib.Path(f).is_file()]
+    for directory in (*directories, CONFIGS_DIR, REPOSITORY_DIR):
+        if directory.is_dir() and str(directory) not in _search_paths:
+            _search_paths.append(str(directory))
+            gin.add_config_file_search_path(str(directory))
+
+
+def resolve_config_file(gin_file: str | os.PathLike) -> str:
+    """``gin_file`` as given if it exists, else the path under the repository root or
+    ``configs/`` that does (``configs/ma.gin`` from another working directory)."""
+    path = pathlib.Path(gin_file)
+    if path.is_absolute() or path.is_file():
+        return str(path)
+    for directory in (REPOSITORY_DIR, CONFIGS_DIR):
+        if (directory / path).is_file():
+            return str(directory / path)
+    return str(path)
+
+
+def parse_config_files(
+    gin_files: Sequence[str | os.PathLike], bindings: Sequence[str] = ()
+) -> None:
+    """Parses ``gin_files`` then ``bindings`` (later ones win) and locks the config.
+
+    Raises IOError for a file that is not found, ValueError for a bad binding.
+    """
+    files = [resolve_config_file(f) for f in gin_files]
+    add_search_paths(files)
+    with _quiet_search():
+        gin.parse_config_files_and_bindings(files, list(bindings))
+
+
+class _SearchMisses(logging.Filter):
+    """Drops gin's "Path not found" error of each search-path entry that lacks a file."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != "Path not found: %s"
+
+
+@contextlib.contextmanager
+def _quiet_search():
+    quiet = _SearchMisses()
+    logging.getLogger().addFilter(quiet)
+    try:
+        yield
+    finally:
+        logging.getLogger().removeFilter(quiet)
