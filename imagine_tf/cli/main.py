@@ -261,10 +261,33 @@ def _bench_command(args: argparse.Namespace) -> int:
     return 0
 
 
+EXAMPLES = """examples:
+  imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+  imagine-tf eval --root-dir runs/quickstart --repetitions 30
+  imagine-tf play --goal "Grasp red cat" --out episode.gif
+  imagine-tf goals --split test --type 5
+  imagine-tf experiment architectures --parallel 2 && imagine-tf experiment architectures --report
+  imagine-tf export reward --root-dir runs/quickstart --model-base-path models/reward
+  imagine-tf serve --model-base-path models/reward --rest-port 8501
+
+'imagine-tf COMMAND --help' lists a command's options."""
+
+TRAIN_EXAMPLES = """examples:
+  imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+  imagine-tf train --root-dir runs/quickstart --num-epochs 20      # resume, then 4 more epochs
+  imagine-tf train --gin-file configs/ma.gin --gin-binding "TrainConfig.seed = 1" \\
+      --root-dir runs/ma_s1 --threads 1                           # two runs side by side
+  imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/q2 --actors 2
+  imagine-tf train --fork-from runs/ma_s0 --gin-file configs/ma_final_goal.gin --root-dir runs/fork"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="imagine-tf",
-        description="Playground environment, goals, social partner and benchmarks.",
+        description="IMAGINE and Deep Sets agents in the Playground: train, evaluate, serve, "
+        "reproduce the papers' experiments.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from imagine_tf import __version__
 
@@ -296,8 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
     reward_commands.add_commands(commands)
 
     train_parser = commands.add_parser(
-        "train", help="IMAGINE co-training: DDPG + learned reward (resumes)"
-    )
+        "train", help="IMAGINE co-training: DDPG + learned reward (resumes)",
+        epilog=TRAIN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
     train_parser.add_argument(
         "--root-dir",
         "--root_dir",
