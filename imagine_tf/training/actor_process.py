@@ -15,6 +15,7 @@ SIGINT, or with `ReplayServerUnavailable` when the server stops answering.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 
 import numpy as np
@@ -69,7 +70,7 @@ def learner_config(container: VariableContainer, given: TrainConfig | None,
     if given is not None:
         if given.compute_dtype == AUTO:  # "auto" takes the run's recorded precision
             given = dataclasses.replace(given, compute_dtype=config.compute_dtype)
-        differences = config_differences(dataclasses.asdict(config), given)
+        differences = config_differences(json.loads(text), given)
         if differences:
             listed = ", ".join(
                 f"{key}: learner {a!r}, actor {b!r}" for key, (a, b) in differences.items()

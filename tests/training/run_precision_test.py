@@ -77,3 +77,17 @@ def test_a_run_started_with_auto_records_the_resolved_dtype(tmp_path, monkeypatc
     check_run_config(tmp_path, resumed)  # no mismatch
     gin.parse_config((tmp_path / "config.gin").read_text())  # a resume with no gin flags
     assert TrainConfig().compute_dtype == "bfloat16"
+
+
+def test_an_actor_given_auto_takes_the_learners_precision():
+    from imagine_tf.distributed.address import free_port
+    from imagine_tf.distributed.replay_server import ReplayServer
+    from imagine_tf.distributed.stop_signal import StopSignal
+    from imagine_tf.distributed.variable_container import VariableContainer
+    from imagine_tf.training.actor_process import learner_config
+
+    with ReplayServer(free_port(), 2) as server:
+        with VariableContainer(f"127.0.0.1:{server.port}") as container:
+            container.push_run_config(TrainConfig(compute_dtype="bfloat16").to_json())
+            given = TrainConfig(compute_dtype="auto")
+            assert learner_config(container, given, StopSignal()).compute_dtype == "bfloat16"
