@@ -138,4 +138,5 @@ class Cell:
 def grid(spec: ExperimentSpec, root: pathlib.Path, repository: pathlib.Path) -> list[Cell]:
     """Every cell, seed-major (all configurations of seed 0 first: a partial grid is balanced)."""
     return [Cell(spec, label, seed, root, repository)
-            for seed in range(spec.seeds) for label in spec.configurations]  # fmt: skip
+            for seed in range(spec.seeds) for label in spec.configurations
+            if seed < spec.seeds_of(label)]  # fmt: skip

@@ -142,7 +142,7 @@ def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.P
         "command": f"imagine-tf experiment {spec.name} --report",
         "code_version": code_version(repository),
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "seeds_per_configuration": spec.seeds,
+        "seeds_per_configuration": {label: spec.seeds_of(label) for label in spec.configurations},
         "cell_commands": {cell.name: cell_command(cell) for cell in cells},
         **content,
     }

@@ -29,8 +29,9 @@ class ExperimentSpec:
       kind: "agent" (`imagine-tf train` + `imagine-tf eval`), "reward" (`imagine-tf reward
         train`, supervised) or "reward_study" (`imagine-tf reward study` for one seed: its gin
         files and bindings choose the study, e.g. ``RewardStudyConfig.ensemble_size``).
-      configurations: {label: {"gin_files": [...], "bindings": [...], "args": [...]}}; "args"
-        are extra command-line arguments of the cell's training command (paths, threads).
+      configurations: {label: {"gin_files": [...], "bindings": [...], "args": [...],
+        "seeds": S}}; "args" are extra command-line arguments of the cell's training command
+        (paths, threads); "seeds" (optional) runs this configuration with fewer seeds.
       seeds: how many seeds per configuration (0 .. seeds − 1).
       num_epochs: agent runs train this many epochs.
       repetitions: evaluation episodes per goal (agent; the paper's 30).
@@ -56,6 +57,10 @@ class ExperimentSpec:
     figure: str = "bars"
     description: str = ""
 
+    def seeds_of(self, label: str) -> int:
+        """The seeds of configuration ``label``: its own "seeds", at most `seeds`."""
+        return min(self.configurations[label].get("seeds", self.seeds), self.seeds)
+
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"ExperimentSpec.kind must be one of {KINDS}, got {self.kind!r}.")
@@ -68,11 +73,12 @@ class ExperimentSpec:
                 f"{len(self.metrics)} metrics."
             )
         for label, configuration in self.configurations.items():
-            unknown = set(configuration) - {"gin_files", "bindings", "args"}
-            if unknown or "/" in label or not label:
+            unknown = set(configuration) - {"gin_files", "bindings", "args", "seeds"}
+            seeds = configuration.get("seeds", 1)
+            if unknown or "/" in label or not label or not isinstance(seeds, int) or seeds < 1:
                 raise ValueError(
                     f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
-                    f"gin_files, bindings, args; got {sorted(configuration)}."
+                    f"gin_files, bindings, args, seeds (an int >= 1); got {configuration}."
                 )
         for pair in self.comparisons:
             missing = [c for c in pair if c not in self.configurations]

@@ -45,8 +45,10 @@ def test_bad_experiments_are_refused_naming_what_is_wrong():
         ExperimentSpec(kind="robot", configurations={"a": {}}, metrics={"m": "x"})
     with pytest.raises(ValueError, match="Comparison"):
         ExperimentSpec(configurations={"a": {}}, metrics={"m": "x"}, comparisons=(("a", "b"),))
-    with pytest.raises(ValueError, match="gin_files, bindings, args"):
+    with pytest.raises(ValueError, match="gin_files, bindings, args, seeds"):
         ExperimentSpec(configurations={"a": {"gin": []}}, metrics={"m": "x"})
+    with pytest.raises(ValueError, match="an int >= 1"):
+        ExperimentSpec(configurations={"a": {"seeds": 0}}, metrics={"m": "x"})
     assert lookup({"per_type": {"5": 0.25}}, "per_type.5") == 0.25
     assert lookup({"per_type": {}}, "per_type.5") is None
 
@@ -117,6 +119,13 @@ def test_the_grid_is_seed_major(tmp_path):
     cells = grid(spec, tmp_path, ROOT)
     assert [c.name for c in cells[:4]] == ["ma_s0", "fa_s0", "fc_s0", "ma_s1"]
     assert collect(spec, cells)["missing"][:3] == ["ma_s0", "fa_s0", "fc_s0"]
+
+
+def test_a_configuration_may_run_fewer_seeds(tmp_path):
+    spec = ExperimentSpec(configurations={"a": {}, "b": {"seeds": 2}}, seeds=3, metrics={"m": "x"})
+    assert [c.name for c in grid(spec, tmp_path, ROOT)] == ["a_s0", "b_s0", "a_s1", "b_s1", "a_s2"]
+    assert spec.seeds_of("b") == 2 and spec.seeds_of("a") == 3
+    assert ExperimentSpec(configurations={"b": {"seeds": 5}}, seeds=2, metrics={"m": "x"}).seeds_of("b") == 2
 
 
 def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
