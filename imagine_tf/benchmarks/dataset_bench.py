@@ -16,6 +16,7 @@ import datetime
 import hashlib
 import os
 import pathlib
+import resource
 import shutil
 import sys
 import tempfile
@@ -103,6 +104,10 @@ def run_beam_build_benchmark(
         "beam": {"pipeline_options": options, **beam},
         "beam_speedup": round(plain["build_seconds"] / beam["build_seconds"], 2),
         "same_files": same_files,
+        "max_rss_bytes": {  # ru_maxrss is in KiB on Linux; the children are the Beam workers
+            "this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "largest_child_process": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024,
+        },
     }
 
 

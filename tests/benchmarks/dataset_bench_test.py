@@ -25,3 +25,4 @@ def test_plain_and_beam_builds_write_the_same_files(capsys, tmp_path):
     assert results["episodes"] == 40 and results["same_files"] is True
     assert results["beam"]["pipeline_options"].endswith("direct_running_mode=multi_processing")
     assert results["plain"]["bytes_on_disk"] == results["beam"]["bytes_on_disk"] > 0
+    assert results["max_rss_bytes"]["largest_child_process"] > 0
