@@ -66,6 +66,9 @@ REWARD = {
 MA_PAIRS = {"architecture": "ma_pairs", "goal_set": "all", "learning_rate": 1e-3,
             "normalize_goal": True, "pair_relations": True}  # fmt: skip
 RELATIONS_STUDY = {**MA_PAIRS, "validation_fraction": 0.04, "max_test_episodes": 1000}
+# The two-object variants: the paper's MA-pairs at the relations study's validation and test sizes.
+TWO_OBJECT_STUDY = {"architecture": "ma_pairs", "goal_set": "all", "validation_fraction": 0.04,
+                    "max_test_episodes": 1000}  # fmt: skip
 REWARD_CONFIGS = {  # {name: (RewardTrainConfig differences, RewardStudyConfig)}
     "reward_ma.gin": ({"learning_rate": 1e-3}, RewardStudyConfig()),
     "reward_fa.gin": ({"architecture": "fa", "learning_rate": 1e-4}, RewardStudyConfig()),
@@ -77,6 +80,20 @@ REWARD_CONFIGS = {  # {name: (RewardTrainConfig differences, RewardStudyConfig)}
     ),
     "reward_study_two_object_relations.gin": (RELATIONS_STUDY, RewardStudyConfig()),
     "reward_study_two_object_relations_x5.gin": (RELATIONS_STUDY, RewardStudyConfig((), 5)),
+    "reward_study_generalization_ma_norm.gin": (
+        {"normalize_goal": True}, RewardStudyConfig(("ma",))
+    ),
+    "reward_study_two_object_baseline.gin": (TWO_OBJECT_STUDY, RewardStudyConfig()),
+    "reward_study_two_object_shared_gate.gin": (
+        {**TWO_OBJECT_STUDY, "pair_gate": "shared", "normalize_goal": True}, RewardStudyConfig()
+    ),
+    "reward_study_two_object_residual_gate.gin": (
+        {**TWO_OBJECT_STUDY, "pair_gate": "residual", "normalize_goal": True}, RewardStudyConfig()
+    ),
+    "reward_study_two_object_relations_no_norm.gin": (
+        {**RELATIONS_STUDY, "normalize_goal": False}, RewardStudyConfig()
+    ),
+    "reward_study_two_object_relations_x3.gin": (RELATIONS_STUDY, RewardStudyConfig((), 3)),
 }
 
 PLAYGROUND = {"batch_size": 1, "num_objects": 3, "seed": None, "split": "train",
