@@ -1,8 +1,10 @@
-"""What the `imagine-tf` commands share: the usage error, gin flags, thread limits."""
+"""What the `imagine-tf` commands share: the usage error, gin flags, thread limits, the
+prepared dataset's flags."""
 
 from __future__ import annotations
 
 import argparse
+import pathlib
 
 from imagine_tf.training.checkpoint_snapshot import SnapshotError
 
@@ -88,3 +90,25 @@ def add_gin_setting_flags(parser: argparse.ArgumentParser, settings: dict[str, s
     lines = [f"  {flag:<22} {instead}" for flag, instead in settings.items()]
     parser.epilog = "Model and training settings are gin bindings:\n" + "\n".join(lines)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def add_dataset_flags(parser: argparse.ArgumentParser) -> None:
+    """--config / --data-dir / --dataset-dir: where a prepared `playground_trajectories` is."""
+    parser.add_argument("--config", default="scripted_mixture", help="dataset config")
+    parser.add_argument("--data-dir", default="~/tensorflow_datasets")
+    parser.add_argument(
+        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
+    )
+
+
+def prepared_dataset(args: argparse.Namespace) -> pathlib.Path:
+    """The dataset directory of `add_dataset_flags`; a `UsageError` if it is not built."""
+    from imagine_tf.training.dataset_build import dataset_dir
+
+    directory = pathlib.Path(args.dataset_dir or dataset_dir(args.data_dir, args.config))
+    if not (directory / "dataset_info.json").exists():
+        raise UsageError(
+            f"No prepared dataset at {directory}. Build one with `imagine-tf dataset build "
+            f"--config {args.config}` (or pass --dataset-dir)."
+        )
+    return directory

@@ -17,6 +17,8 @@
     imagine-tf learner --root-dir R --replay-server HOST:8000 --gin-file configs/quickstart.gin
     imagine-tf actor --replay-server HOST:8000 [--actor-id I] [--threads 1]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
+    imagine-tf tune reward --gin-file configs/tune_reward_ma.gin --dataset-dir D --root-dir R
+    imagine-tf tune agent --gin-file configs/smoke.gin --epochs-per-trial 1 --root-dir R
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
                       [--plot curves.png]
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
@@ -43,6 +45,7 @@ from imagine_tf.cli import (
     goal_commands,
     reward_commands,
     serving_commands,
+    tune_commands,
 )
 from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, add_gin_flags, limit_threads, parse_gin
 from imagine_tf.training.run_fork import ForkError
@@ -267,6 +270,7 @@ EXAMPLES = """examples:
   imagine-tf play --goal "Grasp red cat" --out episode.gif
   imagine-tf goals --split test --type 5
   imagine-tf experiment architectures --parallel 2 && imagine-tf experiment architectures --report
+  imagine-tf tune agent --gin-file configs/smoke.gin --epochs-per-trial 1 --root-dir runs/tune
   imagine-tf export reward --root-dir runs/quickstart --model-base-path models/reward
   imagine-tf serve --model-base-path models/reward --rest-port 8501
 
@@ -317,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo_command)
 
     reward_commands.add_commands(commands)
+    tune_commands.add_commands(commands)
 
     train_parser = commands.add_parser(
         "train", help="IMAGINE co-training: DDPG + learned reward (resumes)",

@@ -1,5 +1,5 @@
-"""The reward model's commands: OR pretraining, the TFDS dataset, supervised training, studies,
-reports and keras-tuner sweeps.
+"""The reward model's commands: OR pretraining, the TFDS dataset, supervised training, studies
+and reports; `reward tune` is `imagine-tf tune reward` (`tune_commands`).
 
     imagine-tf dataset build [--config scripted_mixture|random|tiny] [--data-dir D]
     imagine-tf reward pretrain-or | train | study | report | tune ...
@@ -12,15 +12,17 @@ import json
 import pathlib
 import shlex
 
+from imagine_tf.cli import tune_commands
 from imagine_tf.cli.common import (
     UsageError,
+    add_dataset_flags,
     add_gin_flags,
     add_gin_setting_flags,
     gin_binding,
     limit_threads,
     parse_gin,
+    prepared_dataset,
 )
-from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
 
 # The model and training settings of `reward train` and `reward study`, bound in gin
@@ -113,7 +115,7 @@ def _reward_train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import reward_recipe
 
     config, _ = _reward_configs(args, reward_recipe)
-    directory = _prepared_dataset(args)
+    directory = prepared_dataset(args)
     metrics = reward_recipe.train_reward_model(str(directory), args.root_dir, config)
     summary = metrics["summary"]
     print(json.dumps({"root_dir": args.root_dir, "epochs": metrics["epochs"],
@@ -137,7 +139,7 @@ def _reward_study_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import reward_study
 
     config, study = _reward_configs(args, reward_study)  # checked before the dataset
-    directory = _prepared_dataset(args)
+    directory = prepared_dataset(args)
     limit_threads(args.threads)
     report = reward_study.run_reward_study(directory, args.root_dir, seeds=args.seeds,
                                            config=config, study=study,
@@ -189,47 +191,6 @@ def _reward_report_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prepared_dataset(args: argparse.Namespace):
-    from imagine_tf.training.dataset_build import dataset_dir
-
-    directory = pathlib.Path(args.dataset_dir or dataset_dir(args.data_dir, args.config))
-    if not (directory / "dataset_info.json").exists():
-        raise UsageError(
-            f"No prepared dataset at {directory}. Build one with `imagine-tf dataset build "
-            f"--config {args.config}` (or pass --dataset-dir)."
-        )
-    return directory
-
-
-def _reward_tune_command(args: argparse.Namespace) -> int:
-    from imagine_tf.data.supervised import goal_set, load_supervised_data
-    from imagine_tf.tuning.reward_tuning import format_results, tune_reward_model
-
-    directory = _prepared_dataset(args)
-    data = load_supervised_data(directory, goal_set(args.goal_set), args.max_train_episodes, 1)
-    results = tune_reward_model(
-        data,
-        args.root_dir,
-        architecture=args.arch,
-        tuner=args.tuner,
-        max_trials=args.max_trials,
-        max_epochs=args.max_epochs,
-        batches_per_epoch=args.batches_per_epoch,
-        seed=args.seed,
-    )
-    print(format_results(results))
-    print(f"Saved to {args.root_dir}/tuning_results_{args.arch}.json")
-    return 0
-
-
-def _add_dataset_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default="scripted_mixture", help="dataset config")
-    parser.add_argument("--data-dir", default="~/tensorflow_datasets")
-    parser.add_argument(
-        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
-    )
-
-
 def add_commands(commands) -> None:
     """Adds `reward ...` and `dataset build` to the `imagine-tf` subcommands."""
     reward = commands.add_parser("reward", help="the learned reward model")
@@ -252,7 +213,7 @@ def add_commands(commands) -> None:
     train.add_argument(
         "--root-dir", "--root_dir", required=True, help="run directory (resumes if it exists)"
     )
-    _add_dataset_flags(train)
+    add_dataset_flags(train)
     add_gin_flags(train)
     add_gin_setting_flags(train, TRAIN_SETTINGS)
     train.set_defaults(run=_reward_train_command)
@@ -264,7 +225,7 @@ def add_commands(commands) -> None:
     study.add_argument("--root-dir", "--root_dir", required=True, help="one sub-directory per run")
     study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
-    _add_dataset_flags(study)
+    add_dataset_flags(study)
     add_gin_flags(study)
     add_gin_setting_flags(study, STUDY_SETTINGS)
     study.set_defaults(run=_reward_study_command)
@@ -281,24 +242,7 @@ def add_commands(commands) -> None:
                         help="F1 columns of the table and chart (default: all that have values)")  # fmt: skip
     report.set_defaults(run=_reward_report_command)
 
-    tune = reward_commands.add_parser("tune", help="keras-tuner search, objective validation F1")
-    tune.add_argument("--arch", choices=("ma", "fa", "fc", "ma_pairs"), default="ma")
-    tune.add_argument("--tuner", choices=("random", "hyperband"), default="random")
-    tune.add_argument(
-        "--root-dir", "--root_dir", required=True, help="search directory (resumes if it exists)"
-    )
-    tune.add_argument("--config", default="scripted_mixture", help="dataset config")
-    tune.add_argument("--data-dir", default="~/tensorflow_datasets")
-    tune.add_argument(
-        "--dataset-dir", help="a prepared dataset directory (overrides the two above)"
-    )
-    tune.add_argument("--max-trials", type=int, default=10)
-    tune.add_argument("--max-epochs", type=int, default=10, help="reward epochs per trial")
-    tune.add_argument("--batches-per-epoch", type=int, default=200)
-    tune.add_argument("--max-train-episodes", type=int)
-    tune.add_argument("--seed", type=int, default=0)
-    tune.add_argument("--goal-set", choices=GOAL_SETS, default="one_object")
-    tune.set_defaults(run=_reward_tune_command)
+    tune_commands.add_reward_parser(reward_commands, "tune")  # = `imagine-tf tune reward`
 
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
     dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)

@@ -1,160 +1,162 @@
-"""Hyperparameter search for the reward model with keras-tuner (`imagine-tf reward tune`).
+"""Hyperparameter search for the reward model (`imagine-tf tune reward`), with keras-tuner.
 
-`RewardHyperModel.build` makes a `RewardNetwork` from the trial's hyperparameters and
-`RewardHyperModel.fit` trains it with the supervised recipe for a short budget, returning the
-best **validation** F1 (mean over training goals on held-out training episodes): keras-tuner
-records that float as the trial's objective. The test states are never used for selection.
+`RewardTuner.run_trial` replaces fields of the base `RewardTrainConfig` by the trial's values
+and trains the supervised recipe for the same budget in every trial: ``epochs_per_trial``
+epochs of ``batches_per_epoch`` batches (the same number of gradient steps), early stopping
+off, once per seed. The objective is the best **validation** F1 over those epochs (mean F1 over
+the training goals on the final states of held-out training episodes; the weights the recipe
+keeps), averaged over the seeds; the test split is never read. The first trial is the base
+configuration itself (`oracles`), so the report ranks the default among the trials.
 
-Search space: learning rate (log-uniform 1e-4…3e-3), hidden width {50, 100, 200}, batch size
-{256, 512}, positive ratio (0.1…0.5), the normalised goal gate on or off (`normalize_goal`; not
-for FC, which has no gate), and for MA-pairs the pair gate ("per_slot", "shared" or "residual")
-and the relation features (`pair_relations`). Tuners: random search or Hyperband (whose
-"epochs" are reward epochs of `batches_per_epoch` batches). The search is resumable: trials
-already in `<root_dir>/<project>` are kept.
+    <root_dir>/reward_<architecture>/      the keras-tuner project (`search_project`)
+      trial_<id>/seed_<s>/                 a supervised run: checkpoints, summaries, weights
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
+import gc
 import pathlib
+import statistics
+from typing import Sequence
 
 import keras_tuner
+import tensorflow as tf
 
 from imagine_tf.data.supervised import SupervisedData
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.networks.reward_network import PAIR_GATES, RewardNetwork
-from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
+from imagine_tf.reward.supervised_training import SupervisedTrainer
+from imagine_tf.training.reward_config import RewardTrainConfig
+from imagine_tf.training.reward_recipe import supervised_config
+from imagine_tf.training.run_lock import RunLock
+from imagine_tf.tuning.config import REWARD_IGNORED, REWARD_TUNABLE
+from imagine_tf.tuning.oracles import make_oracle
+from imagine_tf.tuning.search_project import REPORT_JSON, check_search
+from imagine_tf.tuning.search_report import search_report, write_report
+from imagine_tf.tuning.search_space import (
+    SearchSpaceError,
+    declared_hyperparameters,
+    space_defaults,
+)
 
 OBJECTIVE = "validation_f1"
-TUNERS = ("random", "hyperband")
+SPACE_NAME = "RewardSearchSpace.hyperparameters"
 
 
-class RewardHyperModel(keras_tuner.HyperModel):
-    """A reward network and its short supervised training, for one architecture.
+def trial_config(base: RewardTrainConfig, values: dict, epochs: int) -> RewardTrainConfig:
+    """``base`` with a trial's values and the trial budget: ``epochs`` epochs, no early stop."""
+    return dataclasses.replace(base, **values, max_epochs=epochs, patience=epochs,
+                               max_training_seconds=None)  # fmt: skip
+
+
+class RewardTuner(keras_tuner.Tuner):
+    """Supervised reward runs of one budget; the objective is the validation F1.
+
+    Args:
+      oracle: the search's oracle (`make_oracle`).
+      data: the supervised data (its test states are not used).
+      base: the base configuration (the default trial).
+      epochs_per_trial: the epochs every trial trains.
+      seeds: each trial trains once per seed; its score is the mean.
+      progress: show each run's progress bar.
+      **kwargs: `keras_tuner.Tuner`'s (``directory``, ``project_name``).
+    """
+
+    def __init__(self, oracle: keras_tuner.Oracle, data: SupervisedData, base: RewardTrainConfig,
+                 epochs_per_trial: int, seeds: Sequence[int], progress: bool = False,
+                 **kwargs):  # fmt: skip
+        self.data, self.base, self.epochs_per_trial = data, base, epochs_per_trial
+        self.seeds, self.progress = tuple(seeds), progress
+        self.vocabulary = Vocabulary.from_goals(list(data.goals))
+        super().__init__(oracle=oracle, **kwargs)
+
+    def run_trial(self, trial, *args, **kwargs) -> dict:
+        config = trial_config(self.base, trial.hyperparameters.values, self.epochs_per_trial)
+        scores, seconds = [], 0.0
+        for seed in self.seeds:
+            gc.collect()
+            tf.keras.backend.clear_session()
+            run_dir = pathlib.Path(self.get_trial_dir(trial.trial_id)) / f"seed_{seed}"
+            trainer = SupervisedTrainer(self.data, supervised_config(config, seed=seed), run_dir,
+                                        vocabulary=self.vocabulary)  # fmt: skip
+            scores.append(trainer.train(progress=self.progress, evaluate_test=False)
+                          ["best_validation_f1"])  # fmt: skip
+            seconds += float(trainer.training_seconds.numpy())
+        metrics = {OBJECTIVE: statistics.fmean(scores), "training_seconds": seconds,
+                   **{f"{OBJECTIVE}_seed_{s}": v for s, v in zip(self.seeds, scores)}}  # fmt: skip
+        if len(scores) > 1:
+            metrics[f"{OBJECTIVE}_seed_std"] = statistics.stdev(scores)
+        return metrics
+
+
+def reward_hyperparameters(space: dict, base: RewardTrainConfig,
+                           grid: bool = False) -> keras_tuner.HyperParameters:  # fmt: skip
+    """The declared space, defaults = ``base`` (a learning rate None resolved per architecture).
+
+    Raises:
+      SearchSpaceError: see `declared_hyperparameters`; also a field the architecture ignores.
+    """
+    ignored = sorted(set(space) & set(REWARD_IGNORED[base.architecture]))
+    if ignored:
+        raise SearchSpaceError(
+            f"{SPACE_NAME} names {', '.join(ignored)}, which the {base.architecture!r} "
+            "architecture ignores: remove them (every trial would train the same network)."
+        )
+    resolved = supervised_config(base).resolved_learning_rate
+    return declared_hyperparameters(space, base, REWARD_TUNABLE, SPACE_NAME,
+                                    defaults={"learning_rate": resolved}, grid=grid)  # fmt: skip
+
+
+def tune_reward_model(data: SupervisedData, root_dir: str, base: RewardTrainConfig, space: dict,
+                      epochs_per_trial: int | None = None, tuner: str = "random",
+                      max_trials: int = 10, seeds: Sequence[int] | None = None,
+                      command: str = "", progress: bool = False) -> dict:  # fmt: skip
+    """Runs (or resumes) the search; returns its report, also written to the project directory.
 
     Args:
       data: the supervised data.
-      architecture: "ma", "fa", "fc" or "ma_pairs".
-      batches_per_epoch: batches per reward epoch.
-      max_epochs: epoch budget of a trial (Hyperband passes its own `epochs`).
-      seed: seed of every trial's training.
+      root_dir: the project goes to ``<root_dir>/reward_<architecture>``.
+      base: the base configuration (the first trial).
+      space: {field: values or range} (`search_space`).
+      epochs_per_trial: the trial budget in epochs; default ``base.max_epochs``.
+      tuner: "random" or "grid".
+      max_trials: trials in all, the default's included (a rerun may raise it).
+      seeds: each trial's seeds; default ``(base.seed,)``.
+      command: the command line, recorded in the report.
+      progress: show each run's progress bar.
+
+    Raises:
+      SearchSpaceError: a bad space; `SearchMismatch`: the project holds another search;
+      ValueError: a bad tuner, budget or seeds.
     """
-
-    def __init__(self, data: SupervisedData, architecture: str, batches_per_epoch: int = 200,
-                 max_epochs: int = 10, seed: int = 0):  # fmt: skip
-        super().__init__(name=f"reward_{architecture}")
-        self.data, self.architecture = data, architecture
-        self.batches_per_epoch, self.max_epochs, self.seed = batches_per_epoch, max_epochs, seed
-        self.vocabulary = Vocabulary.from_goals(list(data.goals))
-
-    def build(self, hp: keras_tuner.HyperParameters) -> RewardNetwork:
-        hp.Float("learning_rate", 1e-4, 3e-3, sampling="log")
-        hp.Choice("batch_size", [256, 512])
-        hp.Float("positive_ratio", 0.1, 0.5)
-        gated = self.architecture != "fc"  # FC has no attention gate to normalise
-        return RewardNetwork(
-            self.architecture,
-            self.vocabulary.words[1:],
-            self.vocabulary.max_length,
-            hidden_units=hp.Choice("hidden_units", [50, 100, 200]),
-            normalize_goal=hp.Boolean("normalize_goal") if gated else False,
-            pair_gate=(hp.Choice("pair_gate", list(PAIR_GATES))
-                       if self.architecture == "ma_pairs" else "per_slot"),
-            pair_relations=(hp.Boolean("pair_relations")
-                            if self.architecture == "ma_pairs" else False),
-        )  # fmt: skip
-
-    def fit(
-        self, hp, model, *args, epochs: int | None = None, trial_dir: str = ".", **kwargs
-    ) -> float:
-        config = TrainingConfig(
-            architecture=self.architecture,
-            learning_rate=hp.get("learning_rate"),
-            batch_size=hp.get("batch_size"),
-            positive_ratio=hp.get("positive_ratio"),
-            hidden_units=hp.get("hidden_units"),
-            normalize_goal=hp.values.get("normalize_goal", False),
-            pair_gate=hp.values.get("pair_gate", "per_slot"),
-            pair_relations=hp.values.get("pair_relations", False),
-            batches_per_epoch=self.batches_per_epoch,
-            max_epochs=epochs or self.max_epochs,
-            patience=epochs or self.max_epochs,
-            seed=self.seed,
-        )
-        trainer = SupervisedTrainer(
-            self.data, config, trial_dir, vocabulary=self.vocabulary, network=model
-        )
-        return trainer.train(progress=False, evaluate_test=False)["best_validation_f1"]
-
-
-class _TrialDirTuner:
-    """Gives each trial its own directory for checkpoints and summaries."""
-
-    def run_trial(self, trial, *args, **kwargs):
-        kwargs["trial_dir"] = str(
-            pathlib.Path(self.project_dir) / f"trial_{trial.trial_id}" / "run"
-        )
-        return super().run_trial(trial, *args, **kwargs)
-
-
-class _RandomSearch(_TrialDirTuner, keras_tuner.RandomSearch):
-    pass
-
-
-class _Hyperband(_TrialDirTuner, keras_tuner.Hyperband):
-    pass
-
-
-def tune_reward_model(
-    data: SupervisedData,
-    root_dir: str,
-    architecture: str = "ma",
-    tuner: str = "random",
-    max_trials: int = 10,
-    max_epochs: int = 10,
-    batches_per_epoch: int = 200,
-    seed: int = 0,
-) -> list[dict]:
-    """Runs the search; returns the trials sorted by validation F1 and writes tuning_results.json."""
-    if tuner not in TUNERS:
-        raise ValueError(f"tuner must be one of {TUNERS}, got {tuner!r}.")
-    hypermodel = RewardHyperModel(data, architecture, batches_per_epoch, max_epochs, seed)
-    objective = keras_tuner.Objective(OBJECTIVE, direction="max")
-    common = dict(objective=objective, directory=root_dir, project_name=f"reward_{architecture}",
-                  seed=seed, overwrite=False)  # fmt: skip
-    if tuner == "random":
-        search = _RandomSearch(hypermodel, max_trials=max_trials, **common)
-    else:
-        search = _Hyperband(hypermodel, max_epochs=max_epochs, factor=3, **common)
-    search.search()
-    trials = sorted(
-        search.oracle.trials.values(),
-        key=lambda t: -1 if t.score is None else t.score,
-        reverse=True,
-    )
-    results = [
-        {
-            "trial": t.trial_id,
-            OBJECTIVE: t.score,
-            "status": str(t.status),
-            **t.hyperparameters.values,
-        }
-        for t in trials
-    ]
-    path = pathlib.Path(root_dir) / f"tuning_results_{architecture}.json"
-    path.write_text(json.dumps(results, indent=1))
-    return results
-
-
-def format_results(results: list[dict]) -> str:
-    """A table of trials, best first."""
-    columns = ["trial", OBJECTIVE, "learning_rate", "hidden_units", "batch_size", "positive_ratio",
-               "normalize_goal", "pair_gate", "pair_relations"]  # fmt: skip
-    lines = ["  ".join(f"{c:>14}" for c in columns)]
-    for row in results:
-        cells = []
-        for column in columns:
-            value = row.get(column)
-            cells.append(f"{value:>14.4g}" if isinstance(value, float) else f"{str(value):>14}")
-        lines.append("  ".join(cells))
-    return "\n".join(lines)
+    epochs = base.max_epochs if epochs_per_trial is None else epochs_per_trial
+    seeds = (base.seed,) if seeds is None else tuple(seeds)
+    if epochs < 1 or not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(f"A search needs >= 1 epoch per trial and distinct seeds, got "
+                         f"{epochs} epochs and seeds {seeds}.")  # fmt: skip
+    hyperparameters = reward_hyperparameters(space, base, grid=tuner == "grid")
+    oracle = make_oracle(tuner, hyperparameters, OBJECTIVE, max_trials, seeds[0])
+    project = f"reward_{base.architecture}"
+    budget = {
+        "epochs_per_trial": epochs,
+        "batches_per_epoch": base.batches_per_epoch,
+        "gradient_steps_per_run": epochs * base.batches_per_epoch,
+        "seeds": list(seeds),
+    }
+    search = {"what": "reward model", "tuner": tuner, "search_space": space, "budget": budget,
+              "base_config": dataclasses.asdict(base), "objective": OBJECTIVE}  # fmt: skip
+    with RunLock(pathlib.Path(root_dir) / project):  # one process per project
+        check_search(pathlib.Path(root_dir) / project, search)
+        searcher = RewardTuner(oracle, data, base, epochs, seeds, progress,
+                               directory=root_dir, project_name=project)  # fmt: skip
+        searcher.search()
+    context = {
+        "command": command,
+        **search,
+        "max_trials": max_trials,
+        "objective_is": "the best validation F1 of a run within the budget (mean F1 over the "
+        "training goals on held-out training episodes), mean over seeds",
+    }
+    report = search_report(searcher.oracle, OBJECTIVE, space_defaults(hyperparameters), context)
+    write_report(report, pathlib.Path(searcher.project_dir) / REPORT_JSON)
+    return report

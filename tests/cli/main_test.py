@@ -164,10 +164,12 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     assert "RewardTrainConfig.max_epochs = 1" in (root / "operative_config.gin").read_text()
     tune_dir = tmp_path / "tune"
     code, out, _ = run(
-        capsys, "reward", "tune", "--arch", "fc", "--config", "tiny", "--data-dir", str(data_dir),
-        "--root-dir", str(tune_dir), "--max-trials", "1", "--max-epochs", "1", "--batches-per-epoch", "2",
+        capsys, "reward", "tune", "--gin-file", "configs/reward_fc.gin", "--config", "tiny",
+        "--data-dir", str(data_dir), "--root-dir", str(tune_dir), "--max-trials", "1",
+        "--max-epochs", "1", "--gin-binding", "RewardTrainConfig.batches_per_epoch = 2",
     )  # fmt: skip
-    assert code == 0 and "validation_f1" in out and (tune_dir / "tuning_results_fc.json").exists()
+    gin.clear_config()
+    assert code == 0 and "validation_f1" in out and (tune_dir / "reward_fc" / "report.json").exists()
     study_dir = tmp_path / "study"
     settings = ["RewardTrainConfig.architecture = 'fc'", "RewardTrainConfig.patience = 3",
                 "RewardTrainConfig.max_training_seconds = 0.01"]  # fmt: skip

@@ -96,6 +96,16 @@ REWARD_CONFIGS = {  # {name: (RewardTrainConfig differences, RewardStudyConfig)}
     "reward_study_two_object_relations_x3.gin": (RELATIONS_STUDY, RewardStudyConfig((), 3)),
 }
 
+# The searches: their base configuration and their space.
+TUNE_CONFIGS = {
+    "tune_reward_ma.gin": ({"learning_rate": 1e-3}, {
+        "learning_rate": [1e-3, 3e-4, 3e-3], "normalize_goal": [False, True]}),
+    "tune_agent_quickstart.gin": (AGENT_CONFIGS["quickstart.gin"], {
+        "actor_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
+        "critic_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
+        "polyak": {"min": 0.9, "max": 0.99}, "final_goal_ratio": {"min": 0.0, "max": 0.8}}),
+}  # fmt: skip
+
 PLAYGROUND = {"batch_size": 1, "num_objects": 3, "seed": None, "split": "train",
               "relational": False, "reward": "none", "distractor_sampling": "uniform_types",
               "object_init_range": 1.0, "episode_length": 50}  # fmt: skip
@@ -114,7 +124,8 @@ def clear_gin():
 
 def test_every_config_has_its_expected_values():
     configs = {p.name for p in (ROOT / "configs").glob("*.gin")}
-    assert configs == set(AGENT_CONFIGS) | set(REWARD_CONFIGS) | set(PLAYGROUND_CONFIGS)
+    expected = set(AGENT_CONFIGS) | set(REWARD_CONFIGS) | set(PLAYGROUND_CONFIGS)
+    assert configs == expected | set(TUNE_CONFIGS)
 
 
 @pytest.fixture(params=["repository", "elsewhere"])
@@ -137,6 +148,23 @@ def test_a_reward_config_makes_its_reward_configs(name, working_directory):
     differences, study = REWARD_CONFIGS[name]
     assert dataclasses.asdict(reward_train_config()) == {**REWARD, **differences}
     assert RewardStudyConfig() == study
+
+
+@pytest.mark.parametrize("name", sorted(TUNE_CONFIGS))
+def test_a_tune_config_makes_its_base_and_its_space(name, working_directory):
+    from imagine_tf.tuning.config import AgentSearchSpace, RewardSearchSpace
+
+    parse_config_files([f"configs/{name}"])
+    differences, space = TUNE_CONFIGS[name]
+    if name.startswith("tune_reward"):
+        assert dataclasses.asdict(reward_train_config()) == {**REWARD, **differences}
+        searched = RewardSearchSpace().hyperparameters
+    else:
+        values = json.loads(json.dumps(dataclasses.asdict(TrainConfig())))
+        values["train_eval.num_epochs"] = gin.query_parameter("train_eval.num_epochs")
+        assert values == {**AGENT, **differences}
+        searched = AgentSearchSpace().hyperparameters
+    assert json.loads(json.dumps(searched)) == space
 
 
 @pytest.mark.parametrize("name", sorted(PLAYGROUND_CONFIGS))

@@ -31,6 +31,7 @@ AGENT_CONFIGS = [
     if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin", "ma_final_goal.gin")
 ]
 IMAGINE_CONFIGS = [p for p in CONFIGS if p.name.startswith("imagine")]
+TUNE_CONFIGS = [p for p in CONFIGS if p.name.startswith("tune_")]
 
 
 QUICKSTART = ROOT / "configs" / "quickstart.gin"
@@ -40,6 +41,7 @@ IMAGINE = ROOT / "configs" / "imagine.gin"
 
 def test_every_config_is_tested():
     tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) | set(IMAGINE_CONFIGS)
+    tested |= set(TUNE_CONFIGS)
     assert tested | {QUICKSTART, SMOKE} == set(CONFIGS)
 
 
@@ -119,6 +121,24 @@ def test_reward_config_builds_its_network(path):
         network = RewardNetwork(architecture, vocabulary.words[1:], vocabulary.max_length,
                                 normalize_goal=config.normalize_goal)  # fmt: skip
         assert network(example_inputs(3, vocabulary.max_length)).shape == (1,)
+
+
+@pytest.mark.parametrize("path", TUNE_CONFIGS, ids=lambda p: p.name)
+def test_tune_config_declares_a_space_that_holds_its_base(path):
+    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.training.reward_config import reward_train_config
+    from imagine_tf.tuning.agent_tuning import agent_hyperparameters
+    from imagine_tf.tuning.config import AgentSearchSpace, RewardSearchSpace
+    from imagine_tf.tuning.reward_tuning import reward_hyperparameters
+
+    parse_config_files([path])
+    if path.stem.startswith("tune_reward"):
+        base = reward_train_config()
+        hyperparameters = reward_hyperparameters(RewardSearchSpace().of(base.architecture), base,
+                                                 grid=True)  # fmt: skip
+    else:
+        hyperparameters = agent_hyperparameters(AgentSearchSpace().space(), TrainConfig())
+    assert len(hyperparameters.space) >= 2
 
 
 @pytest.mark.parametrize("path", ENV_CONFIGS, ids=lambda p: p.name)
