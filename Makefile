@@ -15,12 +15,14 @@ $(STAMP): requirements/lock.txt setup.cfg
 
 install: $(STAMP)
 
-## Main job on the embedded defaults: the scripted expert plays a few goals, the partner speaks.
+## A first look at the world (the main job is `quickstart`): the scripted expert plays 6 goals,
+## the partner describes each final state; GIFs in outputs/demo/.
 demo: $(STAMP)
 	$(BIN)/imagine-tf demo --out-dir outputs/demo
 
-## The README's main job: a short IMAGINE run (MA policy, learned MA reward) on 2 CPU cores,
-## then 10 evaluation episodes per goal. Writes runs/quickstart/{learning_curve.png,agent.gif,eval.json}.
+## The main job (the README's quick start, with `make test`): a short IMAGINE run (MA policy,
+## learned MA reward, configs/quickstart.gin), then 10 evaluation episodes per goal.
+## Writes runs/quickstart/{learning_curve.png,agent.gif,eval.json}.
 quickstart: $(STAMP)
 	$(BIN)/imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
 	$(BIN)/imagine-tf eval --root-dir runs/quickstart --repetitions 10
