@@ -26,8 +26,7 @@ Colas et al. 2020, IMAGINE; flowersteam/Imagine (s = 240-d state for N = 3, g = 
   p⁰_j), ReLU(p⁰_j − p⁰_i)] of the objects' initial positions (4 values, gated like the
   rest; `deep_sets.pair_relations`). A sigmoid gate cannot flip the sign of an input, so
   without them "right_of" and "left_of" ask the same goal-independent hidden layer for
-  opposite functions of the positions; the trained per-slot and residual models answered
-  many relational goals as "something is grasped and X is present" (docs/reward.md).
+  opposite functions of the positions.
 
 Parameter counts for N = 3 (tested): MA head 17,085; FA 48,441; FC 34,201; OR 353 (frozen);
 the Keras LSTM has 60,800 (one bias vector, as TF1's BasicLSTMCell).

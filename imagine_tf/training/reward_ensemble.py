@@ -1,9 +1,8 @@
 """Ensembles of reward-model runs: the mean of K members' probabilities (not in the paper).
 
 Why: in the two-object study (MA-pairs, the paper's Table 1) the transfer to the held-out
-one-object goals depends on the seed even after convergence. Which training sentences an
-unseen sentence's LSTM embedding lands near decides it (docs/reward.md), and seeds fail on
-different goals (in the study's runs seed 2 on the "fly" goals, seed 3 on the "animal" goals).
+one-object goals depends on the seed even after convergence, and seeds fail on different
+goals (in the study's runs seed 2 on the "fly" goals, seed 3 on the "animal" goals).
 Averaging the probabilities of K independently seeded members votes such failures down, at
 K times the training cost.
 
