@@ -1,8 +1,8 @@
 """The REST API's HTTP servers: aiohttp or tornado, each on its own event loop thread.
 
 Both hand every request to `RestApi.handle` in a thread pool (the model call releases the
-GIL), bound the body at ``max_body_bytes`` (413 beyond, from the framework's own check) and
-answer JSON. `imagine-tf bench serving` compares them; ``--rest_framework`` picks one.
+GIL), bound the body at ``max_body_bytes`` (beyond it, by each framework's own check, aiohttp
+answers 413 and tornado 400, closing the connection) and answer JSON. `imagine-tf bench serving` compares them; ``--rest_framework`` picks one.
 """
 
 from __future__ import annotations

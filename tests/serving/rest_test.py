@@ -128,13 +128,14 @@ def test_errors_have_tf_serving_statuses_and_the_server_keeps_serving(served, me
     assert ok.status_code == 200
 
 
-def test_an_oversized_body_is_refused_and_the_server_keeps_serving(served):
+def test_an_oversized_body_is_refused_and_the_server_keeps_serving(served, request):
     _, url = served
-    try:  # aiohttp answers 413; tornado closes the connection before reading the body
+    framework = request.node.callspec.params["served"]
+    try:  # aiohttp answers 413; tornado answers 400 and closes before reading the body
         answer = requests.post(f"{url}/v1/models/reward:predict", data=b" " * (2 << 20), timeout=30)
-        assert answer.status_code == 413
+        assert answer.status_code == (413 if framework == "aiohttp" else 400)
     except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
-        pass
+        assert framework == "tornado"  # the client may see the closed connection first
     assert requests.get(f"{url}/v1/models/reward", timeout=10).status_code == 200
 
 
