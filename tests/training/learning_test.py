@@ -14,6 +14,7 @@ from imagine_tf.language import oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.training.builder import RunBuilder
 from imagine_tf.training.config import TrainConfig
+from imagine_tf.training.config_files import parse_config_files
 from imagine_tf.training.train_eval import train
 
 SMOKE = pathlib.Path(__file__).resolve().parents[2] / "configs" / "smoke.gin"
@@ -22,7 +23,7 @@ REPETITIONS, SEED = 5, 12345
 
 @pytest.fixture
 def smoke_config():
-    gin.parse_config_file(str(SMOKE))
+    parse_config_files([SMOKE])  # its include of base/agent.gin, from any directory
     try:
         yield TrainConfig()
     finally:
