@@ -19,6 +19,7 @@ from typing import Sequence
 import gin
 
 from imagine_tf.data.supervised import GOAL_SETS
+from imagine_tf.reward.training_config import TrainingConfig
 from imagine_tf.training.config_files import parse_config_files
 
 # `RewardNetwork`'s ARCHITECTURES and PAIR_GATES, spelled out: no TensorFlow here.
@@ -28,8 +29,9 @@ PAIR_GATES = ("per_slot", "shared", "residual")
 
 @gin.configurable
 @dataclasses.dataclass(frozen=True)
-class RewardTrainConfig:
-    """One supervised reward run (defaults: the paper's; see `TrainingConfig`).
+class RewardTrainConfig(TrainingConfig):
+    """One supervised reward run (defaults: the paper's): the trainer's `TrainingConfig` and
+    the data it reads.
 
     Attributes:
       architecture: "ma", "fa", "fc" or "ma_pairs".
@@ -50,21 +52,7 @@ class RewardTrainConfig:
       max_train_episodes, max_test_episodes: use at most this many episodes (None: all).
     """
 
-    architecture: str = "ma"
     goal_set: str = "one_object"
-    learning_rate: float | None = None
-    batch_size: int = 512
-    batches_per_epoch: int = 200
-    max_epochs: int = 100
-    patience: int = 15
-    positive_ratio: float | None = 0.2
-    hidden_units: int = 100
-    normalize_goal: bool = False
-    pair_gate: str = "per_slot"
-    pair_relations: bool = False
-    validation_fraction: float = 0.1
-    seed: int = 0
-    max_training_seconds: float | None = None
     max_train_episodes: int | None = None
     max_test_episodes: int | None = None
 

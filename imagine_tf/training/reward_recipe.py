@@ -9,6 +9,7 @@ config is written to ``<root_dir>/operative_config.gin``.
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 
 import gin
@@ -26,22 +27,14 @@ def supervised_config(config: RewardTrainConfig, architecture: str | None = None
     study's run); the pair settings apply to MA-pairs only."""
     architecture = architecture or config.architecture
     pairs = architecture == "ma_pairs"
-    return TrainingConfig(
-        architecture=architecture,
-        learning_rate=config.learning_rate,
-        batch_size=config.batch_size,
-        batches_per_epoch=config.batches_per_epoch,
-        max_epochs=config.max_epochs,
-        patience=config.patience,
-        positive_ratio=config.positive_ratio,
-        hidden_units=config.hidden_units,
-        normalize_goal=config.normalize_goal,
-        pair_gate=config.pair_gate if pairs else "per_slot",
-        pair_relations=config.pair_relations and pairs,
-        validation_fraction=config.validation_fraction,
-        seed=config.seed if seed is None else seed,
-        max_training_seconds=config.max_training_seconds,
-    )
+    shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(TrainingConfig)}
+    return TrainingConfig(**{
+        **shared,
+        "architecture": architecture,
+        "pair_gate": config.pair_gate if pairs else "per_slot",
+        "pair_relations": config.pair_relations and pairs,
+        "seed": config.seed if seed is None else seed,
+    })  # fmt: skip
 
 
 def train_reward_model(dataset_dir: str, root_dir: str, config: RewardTrainConfig | None = None,
