@@ -65,7 +65,8 @@ _STOP = object()
 
 
 class BatchingRunner:
-    """A `SignatureRunner` with the same interface (``input_specs``, ``run``) that batches.
+    """A `SignatureRunner` with the same interface (``input_specs``, ``run``, ``submit``) that
+    batches.
 
     Args:
       runner: the signature to run.

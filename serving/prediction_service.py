@@ -92,7 +92,7 @@ class Predictor:
         """`predict` from an event loop: the model runs in its batch thread, or in ``executor``
         when the signature is not batched."""
         name, runner, inputs = self._prepare(request, loaded)
-        submitted = runner.submit(inputs) if hasattr(runner, "submit") else None
+        submitted = runner.submit(inputs)
         with _model_errors():
             if submitted is None:
                 loop = asyncio.get_running_loop()

@@ -69,6 +69,11 @@ class SignatureRunner:
             for pool in (-1, 0)
         )
 
+    def submit(self, inputs: dict[str, np.ndarray]) -> None:
+        """None: an unbatched signature is run by its caller (`run`); `BatchingRunner.submit`
+        queues instead."""
+        return None
+
     def run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Outputs by name; raises `tf.errors.OpError` (e.g. a failed assertion in the model)."""
         arrays = [inputs[name] for name in self.input_names]
