@@ -14,3 +14,13 @@ def fixed_seeds():
     random.seed(0)
     np.random.seed(0)
     yield
+
+
+@pytest.fixture
+def clear_gin():
+    """A gin config cleared before and after the test (`pytest.mark.usefixtures("clear_gin")`)."""
+    import gin
+
+    gin.clear_config()
+    yield
+    gin.clear_config()

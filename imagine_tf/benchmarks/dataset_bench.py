@@ -25,29 +25,15 @@ import time
 
 def run_dataset_benchmark(num_episodes: int = 50_000, data_dir: str | None = None) -> dict:
     from imagine_tf.data.supervised import load_supervised_data
-    from imagine_tf.training.dataset_build import build_dataset
 
-    scratch = data_dir is None
-    root = pathlib.Path(data_dir or tempfile.mkdtemp(prefix="imagine_tf_bench_"))
-    try:
-        start = time.perf_counter()
-        with contextlib.redirect_stdout(sys.stderr):  # TFDS prints its progress to stdout
-            _, directory = build_dataset("scripted_mixture", root, num_episodes)
-        build_seconds = time.perf_counter() - start
-        size = sum(f.stat().st_size for f in directory.iterdir())
+    with _build_root(data_dir) as root:
+        build, directory = _timed_build(root, num_episodes, None)
         start = time.perf_counter()
         data = load_supervised_data(directory)
         load_seconds = time.perf_counter() - start
-    finally:
-        if scratch:
-            shutil.rmtree(root, ignore_errors=True)
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "episodes": num_episodes,
-        "build_seconds": round(build_seconds, 1),
-        "build_episodes_per_s": round(num_episodes / build_seconds),
-        "bytes_on_disk": size,
+        **_header(num_episodes),
+        **build,
         "load_seconds": round(load_seconds, 1),
         "load_episodes_per_s": round(num_episodes / load_seconds),
         "examples": {
@@ -77,29 +63,22 @@ def run_beam_build_benchmark(
     """
     if beam_workers < 1:
         raise ValueError(f"beam_workers must be >= 1, got {beam_workers}.")
-    earlier = [pathlib.Path(data_dir or "") / d for d in ("plain", "beam")]
-    if data_dir is not None and any(path.exists() for path in earlier):
+    earlier = ("plain", "beam")
+    if data_dir is not None and any((pathlib.Path(data_dir) / d).exists() for d in earlier):
         raise ValueError(
             f"{data_dir} already holds plain/ or beam/ builds, which TFDS would reuse; "
             "pass an empty --data-dir or none."
         )
     options = BEAM_PIPELINE_OPTIONS.format(workers=beam_workers)
     load_average = os.getloadavg()[0]  # > 0.5 on 2 cores: something else was running
-    scratch = data_dir is None
-    root = pathlib.Path(data_dir or tempfile.mkdtemp(prefix="imagine_tf_bench_"))
-    try:
-        plain, plain_files = _timed_build(root / "plain", num_episodes, None)
-        beam, beam_files = _timed_build(root / "beam", num_episodes, options)
-        same_files = _digests(plain_files) == _digests(beam_files)
-    finally:
-        if scratch:
-            shutil.rmtree(root, ignore_errors=True)
+    with _build_root(data_dir) as root:
+        plain, plain_dir = _timed_build(root / "plain", num_episodes, None)
+        beam, beam_dir = _timed_build(root / "beam", num_episodes, options)
+        same_files = _digests(plain_dir) == _digests(beam_dir)
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
+        **_header(num_episodes),
         "load_average_1min_at_start": round(load_average, 2),
         "config": "scripted_mixture",
-        "episodes": num_episodes,
         "plain": plain,
         "beam": {"pipeline_options": options, **beam},
         "beam_speedup": round(plain["build_seconds"] / beam["build_seconds"], 2),
@@ -120,18 +99,39 @@ def _timed_build(data_dir: pathlib.Path, num_episodes: int, beam_pipeline_option
             "scripted_mixture", data_dir, num_episodes, beam_pipeline_options
         )
     seconds = time.perf_counter() - start
-    files = sorted(f for f in directory.iterdir() if ".tfrecord" in f.name)
     record = {
         "build_seconds": round(seconds, 1),
         "build_episodes_per_s": round(num_episodes / seconds),
         "bytes_on_disk": sum(f.stat().st_size for f in directory.iterdir()),
     }
-    return record, files
+    return record, directory
 
 
-def _digests(files: list[pathlib.Path]) -> dict[str, str]:
+@contextlib.contextmanager
+def _build_root(data_dir: str | None):
+    """``data_dir``, or a scratch directory removed afterwards."""
+    if data_dir is not None:
+        yield pathlib.Path(data_dir)
+        return
+    root = pathlib.Path(tempfile.mkdtemp(prefix="imagine_tf_bench_"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _header(num_episodes: int) -> dict:
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "episodes": num_episodes,
+    }
+
+
+def _digests(directory: pathlib.Path) -> dict[str, str]:
+    """sha256 of each .tfrecord file of a build, by name."""
     digests = {}
-    for path in files:
+    for path in sorted(f for f in directory.iterdir() if ".tfrecord" in f.name):
         digest = hashlib.sha256()
         with open(path, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 24), b""):

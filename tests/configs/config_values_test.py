@@ -115,11 +115,7 @@ PLAYGROUND_CONFIGS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def clear_gin():
-    gin.clear_config()
-    yield
-    gin.clear_config()
+pytestmark = pytest.mark.usefixtures("clear_gin")
 
 
 def test_every_config_has_its_expected_values():

@@ -12,11 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.gin"))
 
 
-@pytest.fixture(autouse=True)
-def clear_gin():
-    gin.clear_config()
-    yield
-    gin.clear_config()
+pytestmark = pytest.mark.usefixtures("clear_gin")
 
 
 def test_there_are_configs():

@@ -61,11 +61,7 @@ train_reward_model.seed = 3
 """
 
 
-@pytest.fixture(autouse=True)
-def clear_gin():
-    gin.clear_config()
-    yield
-    gin.clear_config()
+pytestmark = pytest.mark.usefixtures("clear_gin")
 
 
 def test_an_agent_run_with_a_stored_config_resumes_with_no_gin_flags(tmp_path, capsys):

@@ -25,18 +25,19 @@ def _environment() -> dict:
     return environment
 
 
+def _run(command: list[str], cwd: pathlib.Path) -> str:
+    """Runs ``command`` with `_environment()`; asserts it succeeds; returns its stdout."""
+    result = subprocess.run(
+        command, cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
 def _tfds_build(data_dir: pathlib.Path, *options: str) -> pathlib.Path:
     dataset = "datasets/playground_trajectories"
     command = [str(TFDS_CLI), "build", dataset, "--config", "tiny", "--data_dir", str(data_dir)]
-    result = subprocess.run(
-        [*command, *options],
-        cwd=REPOSITORY,
-        env=_environment(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
+    _run([*command, *options], REPOSITORY)
     return data_dir / "playground_trajectories" / "tiny" / "1.0.0"
 
 
@@ -77,15 +78,17 @@ def test_tfds_build_cli_prepares_the_tiny_config(plain_build):
     assert test_ids == TEST_INDICES
 
 
-def test_tfds_build_on_beam_writes_the_same_examples(plain_build, tmp_path):
-    beam_build = _tfds_build(tmp_path, "--beam_pipeline_options=runner=DirectRunner")
-    for split in ("train", "test"):
-        _assert_same_episodes(_episodes(plain_build, split), _episodes(beam_build, split))
-
-
-@pytest.mark.slow
-def test_two_beam_worker_processes_write_the_same_examples(plain_build, tmp_path):
-    options = "runner=DirectRunner,direct_num_workers=2,direct_running_mode=multi_processing"
+@pytest.mark.parametrize(
+    "options",
+    [
+        "runner=DirectRunner",
+        pytest.param(  # two Beam worker processes
+            "runner=DirectRunner,direct_num_workers=2,direct_running_mode=multi_processing",
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+def test_tfds_build_on_beam_writes_the_same_examples(plain_build, tmp_path, options):
     beam_build = _tfds_build(tmp_path, f"--beam_pipeline_options={options}")
     for split in ("train", "test"):
         _assert_same_episodes(_episodes(plain_build, split), _episodes(beam_build, split))
@@ -102,16 +105,8 @@ test = tfds.load("playground_trajectories/tiny", data_dir={str(tmp_path)!r}, spl
 print(sorted(int(episode["goal_id"]) for episode in test))
 assert "datasets" not in sys.modules and {str(REPOSITORY)!r} not in sys.path
 """
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env=_environment(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == TEST_INDICES
+    stdout = _run([sys.executable, "-c", script], tmp_path)
+    assert json.loads(stdout.strip().splitlines()[-1]) == TEST_INDICES
 
 
 def test_the_provider_names_the_builder():

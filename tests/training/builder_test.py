@@ -7,11 +7,7 @@ from imagine_tf.training.builder import RunBuilder
 from imagine_tf.training.config import TrainConfig, check_agent_bindings
 
 
-@pytest.fixture(autouse=True)
-def clear_gin():
-    gin.clear_config()
-    yield
-    gin.clear_config()
+pytestmark = pytest.mark.usefixtures("clear_gin")
 
 
 def test_the_agent_and_the_reward_learner_take_every_knob():
