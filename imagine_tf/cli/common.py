@@ -45,6 +45,16 @@ def parse_gin(args: argparse.Namespace, module=None) -> None:
         raise UsageError(f"bad gin configuration: {error}{GIN_HINT}") from None
 
 
+def gin_configured(args: argparse.Namespace, module, make):
+    """`parse_gin`, then ``make()`` (the gin-bound configurations); a `UsageError` if gin
+    binds values they refuse."""
+    parse_gin(args, module)
+    try:
+        return make()
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"bad gin configuration: {error}{GIN_HINT}") from None
+
+
 def limit_threads(threads: int | None) -> None:
     """Limits TensorFlow to ``threads`` threads (before it starts); None keeps all cores."""
     if threads:

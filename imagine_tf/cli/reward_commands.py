@@ -19,8 +19,8 @@ from imagine_tf.cli.common import (
     add_gin_flags,
     add_gin_setting_flags,
     gin_binding,
+    gin_configured,
     limit_threads,
-    parse_gin,
     prepared_dataset,
 )
 from imagine_tf.training.reward_study import COLUMNS as STUDY_COLUMNS
@@ -128,11 +128,7 @@ def _reward_configs(args: argparse.Namespace, module):
     """The gin-bound (`RewardTrainConfig`, `RewardStudyConfig`); a `UsageError` if invalid."""
     from imagine_tf.training.reward_config import RewardStudyConfig, reward_train_config
 
-    parse_gin(args, module)
-    try:
-        return reward_train_config(), RewardStudyConfig()
-    except (TypeError, ValueError) as error:
-        raise UsageError(f"bad gin configuration: {error}") from None
+    return gin_configured(args, module, lambda: (reward_train_config(), RewardStudyConfig()))
 
 
 def _reward_study_command(args: argparse.Namespace) -> int:

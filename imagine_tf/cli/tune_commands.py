@@ -20,8 +20,8 @@ from imagine_tf.cli.common import (
     add_gin_flags,
     add_gin_setting_flags,
     gin_binding,
+    gin_configured,
     limit_threads,
-    parse_gin,
     prepared_dataset,
 )
 
@@ -62,10 +62,12 @@ def _tune_reward_command(args: argparse.Namespace) -> int:
     from imagine_tf.tuning.reward_tuning import OBJECTIVE, reward_hyperparameters
     from imagine_tf.tuning.reward_tuning import tune_reward_model
 
-    parse_gin(args, tuning_config)
+    base, search_space = gin_configured(
+        args, tuning_config,
+        lambda: (reward_config.reward_train_config(), tuning_config.RewardSearchSpace()),
+    )  # fmt: skip
     try:
-        base = reward_config.reward_train_config()
-        space = tuning_config.RewardSearchSpace().of(base.architecture)
+        space = search_space.of(base.architecture)
         make_oracle(args.tuner, reward_hyperparameters(space, base, args.tuner == "grid"),
                     OBJECTIVE, args.max_trials)  # fmt: skip  # checked before the data loads
     except (TypeError, ValueError) as error:
@@ -90,12 +92,9 @@ def _tune_agent_command(args: argparse.Namespace) -> int:
     from imagine_tf.tuning import config as tuning_config
     from imagine_tf.tuning.agent_tuning import PROJECT, tune_agent
 
-    parse_gin(args, train_eval)
-    try:
-        base = TrainConfig()
-        space = tuning_config.AgentSearchSpace().space()
-    except (TypeError, ValueError) as error:
-        raise UsageError(f"bad gin configuration: {error}") from None
+    base, space = gin_configured(
+        args, train_eval, lambda: (TrainConfig(), tuning_config.AgentSearchSpace().space())
+    )
     limit_threads(args.threads)
     try:
         report = tune_agent(args.root_dir, base, gin.config_str(), space, args.epochs_per_trial,
