@@ -11,11 +11,7 @@ TINY = ["TrainConfig.episodes_per_cycle = 4", "TrainConfig.cycles_per_epoch = 2"
         "TrainConfig.updates_per_cycle = 2", "TrainConfig.batch_size = 16"]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def clear_gin():
-    gin.clear_config()
-    yield
-    gin.clear_config()
+pytestmark = pytest.mark.usefixtures("clear_gin")  # tests/conftest.py
 
 
 def run(capsys, *argv):

@@ -16,11 +16,7 @@ TINY = dict(episodes_per_cycle=2, cycles_per_epoch=2, updates_per_cycle=1, batch
             num_candidates=5, replay_capacity=50, memory_capacity=50)  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def clear_gin():
-    gin.clear_config()
-    yield
-    gin.clear_config()
+pytestmark = pytest.mark.usefixtures("clear_gin")  # tests/conftest.py
 
 
 def native(monkeypatch, value: bool) -> None:
