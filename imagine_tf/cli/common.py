@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import shlex
+from typing import Sequence
 
 from imagine_tf.training.checkpoint_snapshot import SnapshotError
 
@@ -53,6 +55,34 @@ def gin_configured(args: argparse.Namespace, module, make):
         return make()
     except (TypeError, ValueError) as error:
         raise UsageError(f"bad gin configuration: {error}{GIN_HINT}") from None
+
+
+def command_line(name: str, args: argparse.Namespace, leading: Sequence[str] = (),
+                 trailing: Sequence[str] = ()) -> str:  # fmt: skip
+    """The ``imagine-tf NAME`` command line of ``args``, for a record: the ``leading`` flags,
+    the gin files and bindings, then the ``trailing`` flags (argparse destinations; those
+    without a value are left out, lists are space-separated)."""
+    parts = [f"imagine-tf {name}", *_flags(args, leading)]
+    parts += [f"--gin-file {shlex.quote(gin_file)}" for gin_file in args.gin_file]
+    parts += [f"--gin-binding {_binding_quoted(binding)}" for binding in args.gin_binding]
+    return " ".join(parts + _flags(args, trailing))
+
+
+def _flags(args: argparse.Namespace, names: Sequence[str]) -> list[str]:
+    parts = []
+    for name in names:
+        value = getattr(args, name, None)
+        if value is None or value == []:
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        parts.append(f"--{name.replace('_', '-')} " + " ".join(shlex.quote(str(v)) for v in values))
+    return parts
+
+
+def _binding_quoted(binding: str) -> str:
+    """A gin binding as one shell argument: in double quotes where that is safe (gin strings
+    are single-quoted), else `shlex.quote`'s single quotes."""
+    return f'"{binding}"' if not set(binding) & set('"$`\\') else shlex.quote(binding)
 
 
 def limit_threads(threads: int | None) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import shlex
 
 from imagine_tf.cli import tune_commands
 from imagine_tf.cli.common import (
@@ -18,6 +17,7 @@ from imagine_tf.cli.common import (
     add_dataset_flags,
     add_gin_flags,
     add_gin_setting_flags,
+    command_line,
     gin_binding,
     gin_configured,
     limit_threads,
@@ -137,28 +137,11 @@ def _reward_study_command(args: argparse.Namespace) -> int:
     config, study = _reward_configs(args, reward_study)  # checked before the dataset
     directory = prepared_dataset(args)
     limit_threads(args.threads)
+    command = command_line("reward study", args, ("root_dir", "seeds"), ("threads", "dataset_dir"))
     report = reward_study.run_reward_study(directory, args.root_dir, seeds=args.seeds,
-                                           config=config, study=study,
-                                           command=_study_command(args))  # fmt: skip
+                                           config=config, study=study, command=command)
     print(reward_study.format_study(report))
     return 0
-
-
-def _study_command(args: argparse.Namespace) -> str:
-    """The `reward study` command line of these arguments (one seed per run is recorded)."""
-    parts = ["imagine-tf reward study", f"--root-dir {args.root_dir}",
-             f"--seeds {' '.join(map(str, args.seeds))}"]  # fmt: skip
-    parts += [f"--gin-file {shlex.quote(gin_file)}" for gin_file in args.gin_file]
-    parts += [f"--gin-binding {_quoted(binding)}" for binding in args.gin_binding]
-    for flag, value in (("--threads", args.threads), ("--dataset-dir", args.dataset_dir)):
-        if value:
-            parts.append(f"{flag} {value}")
-    return " ".join(parts)
-
-
-def _quoted(binding: str) -> str:
-    """A binding as a shell argument, in double quotes where it can be (gin strings are quoted)."""
-    return f'"{binding}"' if not set(binding) & set('"$`\\') else shlex.quote(binding)
 
 
 def _reward_report_command(args: argparse.Namespace) -> int:

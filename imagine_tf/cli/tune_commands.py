@@ -12,13 +12,13 @@ trials and where things go. Rerunning a command resumes its search.
 from __future__ import annotations
 
 import argparse
-import shlex
 
 from imagine_tf.cli.common import (
     UsageError,
     add_dataset_flags,
     add_gin_flags,
     add_gin_setting_flags,
+    command_line,
     gin_binding,
     gin_configured,
     limit_threads,
@@ -78,7 +78,7 @@ def _tune_reward_command(args: argparse.Namespace) -> int:
     try:
         report = tune_reward_model(data, args.root_dir, base, space, args.epochs_per_trial,
                                    args.tuner, args.max_trials, args.seeds,
-                                   _command(args, "tune reward"), progress=True)  # fmt: skip
+                                   _search_command(args, "tune reward"), progress=True)  # fmt: skip
     except ValueError as error:
         raise UsageError(str(error)) from None
     return _print_report(report, args, f"reward_{base.architecture}")
@@ -99,7 +99,7 @@ def _tune_agent_command(args: argparse.Namespace) -> int:
     try:
         report = tune_agent(args.root_dir, base, gin.config_str(), space, args.epochs_per_trial,
                             args.tuner, args.max_trials, args.objective, args.eval_repetitions,
-                            _command(args, "tune agent"), progress=True)  # fmt: skip
+                            _search_command(args, "tune agent"), progress=True)  # fmt: skip
     except ValueError as error:
         raise UsageError(str(error)) from None
     return _print_report(report, args, PROJECT)
@@ -117,19 +117,14 @@ def _print_report(report: dict, args: argparse.Namespace, project: str) -> int:
     return 0
 
 
-def _command(args: argparse.Namespace, name: str) -> str:
-    """The command line of ``args``, for the report (flags at their given values)."""
-    parts = [f"imagine-tf {name}"]
-    parts += [f"--gin-file {shlex.quote(f)}" for f in args.gin_file]
-    parts += [f"--gin-binding {shlex.quote(b)}" for b in args.gin_binding]
-    for flag in ("dataset_dir", "tuner", "max_trials", "epochs_per_trial", "objective",
-                 "eval_repetitions", "threads", "root_dir", "out"):  # fmt: skip
-        value = getattr(args, flag, None)
-        if value is not None:
-            parts.append(f"--{flag.replace('_', '-')} {shlex.quote(str(value))}")
-    if getattr(args, "seeds", None):
-        parts.append("--seeds " + " ".join(map(str, args.seeds)))
-    return " ".join(parts)
+def _search_command(args: argparse.Namespace, name: str) -> str:
+    """The command line of ``args``, for the report."""
+    return command_line(name, args, trailing=SEARCH_FLAGS)
+
+
+# The flags a search's recorded command line repeats (`_search_command`).
+SEARCH_FLAGS = ("dataset_dir", "tuner", "max_trials", "epochs_per_trial", "objective",
+                "eval_repetitions", "threads", "root_dir", "out", "seeds")  # fmt: skip
 
 
 def _add_search_flags(parser: argparse.ArgumentParser, max_trials: int) -> None:

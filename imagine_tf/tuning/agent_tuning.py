@@ -27,13 +27,11 @@ import tensorflow as tf
 from imagine_tf.training import run_layout
 from imagine_tf.training.config import TrainConfig
 from imagine_tf.training.run_evaluation import evaluate_run
-from imagine_tf.training.run_lock import RunLock
 from imagine_tf.training.run_report import plot_learning_curve
 from imagine_tf.training.train_eval import train
 from imagine_tf.tuning.config import AGENT_TUNABLE
 from imagine_tf.tuning.oracles import make_oracle
-from imagine_tf.tuning.search_project import REPORT_JSON, check_search
-from imagine_tf.tuning.search_report import search_report, write_report
+from imagine_tf.tuning.search_project import run_search
 from imagine_tf.tuning.search_space import declared_hyperparameters, space_defaults
 
 PROJECT = "agent"
@@ -148,17 +146,13 @@ def tune_agent(root_dir: str, base: TrainConfig, base_gin: str, space: dict,
     }
     search = {"what": "agent", "tuner": tuner, "search_space": space, "budget": budget,
               "base_config": dataclasses.asdict(base), "objective": objective}  # fmt: skip
-    with RunLock(pathlib.Path(root_dir) / PROJECT):  # one process per project
-        check_search(pathlib.Path(root_dir) / PROJECT, search)
-        searcher = AgentTuner(oracle, base, base_gin, epochs_per_trial, objective,
-                              eval_repetitions, progress, directory=root_dir,
-                              project_name=PROJECT)  # fmt: skip
-        searcher.search()
     how = (f"`imagine-tf eval` with {eval_repetitions} episodes per goal" if eval_repetitions
            else "the last epoch's in-training evaluation (one episode per goal)")  # fmt: skip
-    context = {"command": command, **search, "max_trials": max_trials,
-               "objective_is": f"the success rate of the noise-free policy on the training goals "
-               f"after {epochs_per_trial} epochs, from {how}"}  # fmt: skip
-    report = search_report(searcher.oracle, objective, space_defaults(hyperparameters), context)
-    write_report(report, pathlib.Path(searcher.project_dir) / REPORT_JSON)
-    return report
+    return run_search(
+        root_dir, PROJECT, search,
+        lambda: AgentTuner(oracle, base, base_gin, epochs_per_trial, objective, eval_repetitions,
+                           progress, directory=root_dir, project_name=PROJECT),
+        space_defaults(hyperparameters), command, max_trials,
+        f"the success rate of the noise-free policy on the training goals after "
+        f"{epochs_per_trial} epochs, from {how}",
+    )  # fmt: skip

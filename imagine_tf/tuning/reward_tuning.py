@@ -28,11 +28,9 @@ from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.supervised_training import SupervisedTrainer
 from imagine_tf.training.reward_config import RewardTrainConfig
 from imagine_tf.training.reward_recipe import supervised_config
-from imagine_tf.training.run_lock import RunLock
 from imagine_tf.tuning.config import REWARD_IGNORED, REWARD_TUNABLE
 from imagine_tf.tuning.oracles import make_oracle
-from imagine_tf.tuning.search_project import REPORT_JSON, check_search
-from imagine_tf.tuning.search_report import search_report, write_report
+from imagine_tf.tuning.search_project import run_search
 from imagine_tf.tuning.search_space import (
     SearchSpaceError,
     declared_hyperparameters,
@@ -145,18 +143,11 @@ def tune_reward_model(data: SupervisedData, root_dir: str, base: RewardTrainConf
     }
     search = {"what": "reward model", "tuner": tuner, "search_space": space, "budget": budget,
               "base_config": dataclasses.asdict(base), "objective": OBJECTIVE}  # fmt: skip
-    with RunLock(pathlib.Path(root_dir) / project):  # one process per project
-        check_search(pathlib.Path(root_dir) / project, search)
-        searcher = RewardTuner(oracle, data, base, epochs, seeds, progress,
-                               directory=root_dir, project_name=project)  # fmt: skip
-        searcher.search()
-    context = {
-        "command": command,
-        **search,
-        "max_trials": max_trials,
-        "objective_is": "the best validation F1 of a run within the budget (mean F1 over the "
-        "training goals on held-out training episodes), mean over seeds",
-    }
-    report = search_report(searcher.oracle, OBJECTIVE, space_defaults(hyperparameters), context)
-    write_report(report, pathlib.Path(searcher.project_dir) / REPORT_JSON)
-    return report
+    return run_search(
+        root_dir, project, search,
+        lambda: RewardTuner(oracle, data, base, epochs, seeds, progress, directory=root_dir,
+                            project_name=project),
+        space_defaults(hyperparameters), command, max_trials,
+        "the best validation F1 of a run within the budget (mean F1 over the training goals on "
+        "held-out training episodes), mean over seeds",
+    )  # fmt: skip

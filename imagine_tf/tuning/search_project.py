@@ -16,11 +16,43 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+from typing import Callable
+
+import keras_tuner
 
 from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.training.run_lock import RunLock
+from imagine_tf.tuning.search_report import search_report, write_report
 
 SEARCH_JSON = "search.json"
 REPORT_JSON = "report.json"
+
+
+def run_search(root_dir: str, project: str, search: dict,
+               build_tuner: Callable[[], keras_tuner.Tuner], defaults: dict, command: str,
+               max_trials: int, objective_is: str) -> dict:  # fmt: skip
+    """Runs (or resumes) ``search`` in ``<root_dir>/<project>`` and writes its report there.
+
+    Args:
+      search: what is searched (`check_search`); its ``"objective"`` names the metric ranked.
+      build_tuner: makes the `keras_tuner.Tuner`, once the project is locked and checked.
+      defaults: the hyperparameter values of the default configuration (`search_report`).
+      command, max_trials, objective_is: recorded in the report.
+
+    Raises:
+      SearchMismatch: the project holds another search; `RunLockError`: another process
+      searches in it.
+    """
+    project_dir = pathlib.Path(root_dir) / project
+    with RunLock(project_dir):  # one process per project
+        check_search(project_dir, search)
+        tuner = build_tuner()
+        tuner.search()
+    context = {"command": command, **search, "max_trials": max_trials,
+               "objective_is": objective_is}  # fmt: skip
+    report = search_report(tuner.oracle, search["objective"], defaults, context)
+    write_report(report, project_dir / REPORT_JSON)
+    return report
 
 
 class SearchMismatch(ValueError):

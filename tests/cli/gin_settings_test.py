@@ -63,3 +63,21 @@ def test_a_config_includes_its_base_from_another_working_directory(tmp_path):
         assert "DdpgAgent.gamma has no effect" in process.stderr and "TrainConfig.gamma" in process.stderr
     process = _cli(*argv[:3], "--gin-file", "configs/nothing.gin", cwd=tmp_path)
     assert process.returncode == 2 and "bad gin configuration" in process.stderr
+
+
+def test_a_recorded_command_line_splits_back_into_its_arguments():
+    import argparse
+    import shlex
+
+    from imagine_tf.cli.common import command_line
+
+    bindings = ["RewardTrainConfig.architecture = 'fc'", 'make_env.name = "a $b"']
+    args = argparse.Namespace(gin_file=["configs/my runs.gin"], gin_binding=bindings,
+                              root_dir="runs/a b", seeds=[0, 1], threads=None)  # fmt: skip
+    line = command_line("reward study", args, ("root_dir", "seeds"), ("threads",))
+    assert line.startswith("imagine-tf reward study --root-dir 'runs/a b' --seeds 0 1 ")
+    assert "--gin-binding \"RewardTrainConfig.architecture = 'fc'\"" in line  # readable quotes
+    assert "threads" not in line
+    assert shlex.split(line) == ["imagine-tf", "reward", "study", "--root-dir", "runs/a b",
+                                 "--seeds", "0", "1", "--gin-file", "configs/my runs.gin",
+                                 "--gin-binding", bindings[0], "--gin-binding", bindings[1]]
