@@ -5,8 +5,9 @@ size) into a fresh directory, then reads it back as supervised data (final state
 episodes, every state of held-out episodes, oracle labels for the 415 goals).
 
 With `--beam-workers N` it instead times the same build twice, through Python generators and
-through Apache Beam's DirectRunner with N worker processes, and checks that both wrote
-byte-identical files.
+through Apache Beam's DirectRunner with N worker processes, and checks that both wrote the same
+episodes (the same records per split; the runners cut shards at different places). A build
+that lost episodes (`IncompleteBuild`) is recorded as failed.
 """
 
 from __future__ import annotations
@@ -69,39 +70,54 @@ def run_beam_build_benchmark(
             f"{data_dir} already holds plain/ or beam/ builds, which TFDS would reuse; "
             "pass an empty --data-dir or none."
         )
+    from imagine_tf.data.playground_trajectories.split_examples import split_sizes
+
     options = BEAM_PIPELINE_OPTIONS.format(workers=beam_workers)
     load_average = os.getloadavg()[0]  # > 0.5 on 2 cores: something else was running
     with _build_root(data_dir) as root:
         plain, plain_dir = _timed_build(root / "plain", num_episodes, None)
+        plain["max_rss_bytes"] = _max_rss(resource.RUSAGE_SELF)
         beam, beam_dir = _timed_build(root / "beam", num_episodes, options)
-        same_files = _digests(plain_dir) == _digests(beam_dir)
+        same = None if "failed" in beam else _record_digests(plain_dir) == _record_digests(beam_dir)
     return {
         **_header(num_episodes),
         "load_average_1min_at_start": round(load_average, 2),
         "config": "scripted_mixture",
+        "expected_split_episodes": split_sizes(num_episodes),
         "plain": plain,
-        "beam": {"pipeline_options": options, **beam},
-        "beam_speedup": round(plain["build_seconds"] / beam["build_seconds"], 2),
-        "same_files": same_files,
-        "max_rss_bytes": {  # ru_maxrss is in KiB on Linux; the children are the Beam workers
-            "this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "largest_child_process": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024,
-        },
-    }
+        "beam": {"pipeline_options": options, **beam,
+                 "max_rss_bytes": {"driver": _max_rss(resource.RUSAGE_SELF),
+                                   "largest_worker": _max_rss(resource.RUSAGE_CHILDREN)}},
+        "beam_speedup": None if same is None else round(
+            plain["build_seconds"] / beam["build_seconds"], 2
+        ),
+        "same_episodes": same,
+    }  # fmt: skip
+
+
+def _max_rss(who: int) -> int:
+    """Peak resident memory in bytes so far (ru_maxrss is in KiB on Linux)."""
+    return resource.getrusage(who).ru_maxrss * 1024
 
 
 def _timed_build(data_dir: pathlib.Path, num_episodes: int, beam_pipeline_options: str | None):
+    """(record, directory) of one build; a build that lost episodes is recorded as failed."""
+    from imagine_tf.data.playground_trajectories import IncompleteBuild
     from imagine_tf.training.dataset_build import build_dataset
 
     start = time.perf_counter()
-    with contextlib.redirect_stdout(sys.stderr):  # TFDS prints its progress to stdout
-        _, directory = build_dataset(
-            "scripted_mixture", data_dir, num_episodes, beam_pipeline_options
-        )
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # TFDS prints its progress to stdout
+            builder, directory = build_dataset(
+                "scripted_mixture", data_dir, num_episodes, beam_pipeline_options
+            )
+    except IncompleteBuild as error:
+        return {"build_seconds": round(time.perf_counter() - start, 1), "failed": str(error)}, None
     seconds = time.perf_counter() - start
     record = {
         "build_seconds": round(seconds, 1),
         "build_episodes_per_s": round(num_episodes / seconds),
+        "split_episodes": {name: split.num_examples for name, split in builder.info.splits.items()},
         "bytes_on_disk": sum(f.stat().st_size for f in directory.iterdir()),
     }
     return record, directory
@@ -128,13 +144,13 @@ def _header(num_episodes: int) -> dict:
     }
 
 
-def _digests(directory: pathlib.Path) -> dict[str, str]:
-    """sha256 of each .tfrecord file of a build, by name."""
-    digests = {}
+def _record_digests(directory: pathlib.Path) -> dict[str, list[str]]:
+    """The sorted sha256 digests of each split's records, whatever the shards."""
+    import tensorflow as tf
+
+    digests: dict[str, list[str]] = {}
     for path in sorted(f for f in directory.iterdir() if ".tfrecord" in f.name):
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 24), b""):
-                digest.update(block)
-        digests[path.name] = digest.hexdigest()
-    return digests
+        split = path.name.split("-")[1].split(".")[0]  # <name>-<split>.tfrecord-<i>-of-<n>
+        for record in tf.data.TFRecordDataset(str(path)).as_numpy_iterator():
+            digests.setdefault(split, []).append(hashlib.sha256(record).hexdigest())
+    return {split: sorted(values) for split, values in digests.items()}

@@ -97,6 +97,7 @@ def _pretrain_or_command(args: argparse.Namespace) -> int:
 def _dataset_build_command(args: argparse.Namespace) -> int:
     import time
 
+    from imagine_tf.data.playground_trajectories import IncompleteBuild
     from imagine_tf.training.dataset_build import build_dataset
 
     start = time.perf_counter()
@@ -104,7 +105,7 @@ def _dataset_build_command(args: argparse.Namespace) -> int:
         builder, directory = build_dataset(
             args.config, args.data_dir, args.num_episodes, args.beam_pipeline_options
         )
-    except ValueError as error:
+    except (ValueError, IncompleteBuild) as error:
         raise UsageError(str(error)) from None
     splits = {name: info.num_examples for name, info in builder.info.splits.items()}
     print(f"Built {directory} in {time.perf_counter() - start:.1f} s: {splits}")

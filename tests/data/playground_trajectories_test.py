@@ -126,3 +126,26 @@ def test_the_tfds_new_folder_exposes_the_same_builder():
         finally:
             for name in (module, "playground_trajectories"):
                 sys.modules.pop(name, None)
+
+
+def test_a_build_that_lost_episodes_fails_and_is_removed(tmp_path, monkeypatch):
+    """A runner that drops examples (as Beam's DirectRunner did at 50,000 episodes) must not
+    leave a build that TFDS would reuse as complete."""
+    from imagine_tf.data.playground_trajectories import IncompleteBuild, builder
+    from imagine_tf.data.playground_trajectories.split_examples import split_sizes
+
+    assert split_sizes(40) == {"train": 36, "test": 4}
+    assert split_sizes(50_000) == {"train": 45_000, "test": 5_000}
+    complete = builder.split_examples
+
+    def lossy(*args):
+        return (example for example in complete(*args) if example[0] != 3)
+
+    monkeypatch.setattr(builder, "split_examples", lossy)
+    tiny = Builder(config="tiny", data_dir=str(tmp_path))
+    with pytest.raises(IncompleteBuild, match=r"'train': 35.*expected.*'train': 36.*removed"):
+        tiny.download_and_prepare()
+    assert not (tmp_path / "playground_trajectories" / "tiny" / "1.0.0").exists()
+    monkeypatch.setattr(builder, "split_examples", complete)
+    Builder(config="tiny", data_dir=str(tmp_path)).download_and_prepare()  # builds again
+    assert (tmp_path / "playground_trajectories" / "tiny" / "1.0.0" / "dataset_info.json").exists()

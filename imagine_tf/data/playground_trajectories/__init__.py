@@ -6,6 +6,10 @@ works after `import imagine_tf`. The `tfds new` folder `datasets/playground_traj
 exposes the same `Builder` to `tfds build`.
 """
 
-from imagine_tf.data.playground_trajectories.builder import Builder, PlaygroundConfig
+from imagine_tf.data.playground_trajectories.builder import (
+    Builder,
+    IncompleteBuild,
+    PlaygroundConfig,
+)
 
-__all__ = ["Builder", "PlaygroundConfig"]
+__all__ = ["Builder", "IncompleteBuild", "PlaygroundConfig"]

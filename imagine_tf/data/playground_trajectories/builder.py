@@ -9,6 +9,7 @@ episode (index % 10 == 9) is `test`, the rest `train` (Colas et al. 2020, IMAGIN
 from __future__ import annotations
 
 import dataclasses
+import shutil
 
 import numpy as np
 import tensorflow_datasets as tfds
@@ -18,6 +19,7 @@ from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.playground_trajectories.split_examples import (
     beam_split_examples,
     split_examples,
+    split_sizes,
 )
 from imagine_tf.data.playground_trajectories.stacked_steps import StackedSteps
 from imagine_tf.env.observation import observation_dim
@@ -80,6 +82,10 @@ def _config(name: str, description: str, **kwargs) -> PlaygroundConfig:
     )
 
 
+class IncompleteBuild(RuntimeError):
+    """A build whose splits hold fewer episodes than its config generates."""
+
+
 class Builder(tfds.core.GeneratorBasedBuilder):
     """The `playground_trajectories` builder (configs `scripted_mixture`, `random`, `tiny`).
 
@@ -140,6 +146,30 @@ class Builder(tfds.core.GeneratorBasedBuilder):
             download_config.beam_runner is not None or download_config.beam_options is not None
         )
         super().download_and_prepare(**kwargs)
+        self._check_split_sizes()
+
+    def _check_split_sizes(self) -> None:
+        """Raises `IncompleteBuild` (and removes the build, which TFDS would otherwise reuse)
+        if a split holds fewer episodes than the config generates.
+
+        A runner that drops elements would otherwise go unnoticed: Beam's DirectRunner with
+        two worker processes wrote 37,169 of the 45,000 training episodes of a 50,000-episode
+        build on a 2-core, 24 GB machine, and reported success.
+        """
+        written = {name: split.num_examples for name, split in self.info.splits.items()}
+        expected = split_sizes(self.builder_config.num_episodes)
+        if written == expected:
+            return
+        directory = str(self.data_path)
+        shutil.rmtree(directory, ignore_errors=True)
+        how = "on Beam" if self._use_beam else "without Beam"
+        raise IncompleteBuild(
+            f"The build of playground_trajectories/{self.builder_config.name} {how} wrote "
+            f"{written} episodes per split, expected {expected}; it was removed from "
+            f"{directory}. Build again; if it happens again on Beam's DirectRunner (a testing "
+            "runner that holds the whole dataset in memory), build without "
+            "--beam_pipeline_options or on a distributed runner (Dataflow, Flink, Spark)."
+        )
 
     def _split_generators(self, dl_manager: tfds.download.DownloadManager):
         del dl_manager  # everything is generated

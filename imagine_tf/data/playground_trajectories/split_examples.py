@@ -15,6 +15,12 @@ import tensorflow_datasets as tfds
 from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, is_test_episode
 
 
+def split_sizes(num_episodes: int) -> dict[str, int]:
+    """The episodes each split of a build of ``num_episodes`` holds."""
+    test = sum(1 for index in range(9, num_episodes, 10) if is_test_episode(index))
+    return {"train": num_episodes - test, "test": test}
+
+
 def split_examples(
     spec: EpisodeSpec, num_episodes: int, batch_size: int, test: bool
 ) -> Iterator[tuple[int, dict]]:
