@@ -83,6 +83,9 @@ def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
     """Measures the loop; ``quick`` shrinks the epoch (for tests); ``compute_dtype`` is
     `TrainConfig.compute_dtype` (the actor, critic and relabelling precision);
     ``reward_patience`` is `TrainConfig.reward_patience` (15: the reference's early stopping)."""
+    from imagine_tf.networks.precision import bfloat16_matmul_speedup
+
+    matmul_speedup = bfloat16_matmul_speedup()  # before any training: what "auto" would see
     cycles = 5 if quick else 50
     config = TrainConfig(cycles_per_epoch=cycles, reward_max_epochs=2 if quick else 100,
                          compute_dtype=compute_dtype, reward_patience=reward_patience)  # fmt: skip
@@ -104,6 +107,7 @@ def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "tensorflow": tf.__version__,
+            "bfloat16_matmul_speedup": round(matmul_speedup, 2),  # compute_dtype "auto"'s probe
         },
         "config": {"cycles_per_epoch": cycles, "episodes_per_epoch": episodes,
                    "updates_per_epoch": cycles * config.updates_per_cycle, "batch_size": config.batch_size,

@@ -32,7 +32,7 @@ def resolve_run_precision(
     config: TrainConfig, *run_dirs: str | os.PathLike | None, cpuinfo: str | None = None
 ) -> TrainConfig:
     """``config`` with "auto" replaced: by the first of ``run_dirs`` that records a
-    precision, else by this machine's (``cpuinfo``: `has_native_bfloat16`'s)."""
+    precision, else by this machine's (`resolve_compute_dtype`; ``cpuinfo``: its CPU flags)."""
     if config.compute_dtype != AUTO:
         return config
     recorded = [d for d in map(recorded_compute_dtype, run_dirs) if d not in (None, AUTO)]

@@ -324,6 +324,7 @@ def test_bench_train_quick(capsys, tmp_path):
     results = json.loads(out_file.read_text())
     assert results["config"]["reward_patience"] == 5
     assert code == 0 and results["config"]["updates_per_epoch"] == 250
+    assert results["machine"]["bfloat16_matmul_speedup"] > 0
     assert results["updates_per_s"] > 0 and results["collection_steps_per_s"] > 0
     # Epoch 0 trains no policy (learned reward); the update's tracing makes 3 before epoch 1.
     assert results["warm_up_epoch"]["updates"] == 0 and results["epoch"]["updates"] == 3 + 250

@@ -99,7 +99,7 @@ REWARD_CONFIGS = {  # {name: (RewardTrainConfig differences, RewardStudyConfig)}
 # The searches: their base configuration and their space.
 TUNE_CONFIGS = {
     "tune_reward_ma.gin": ({"learning_rate": 1e-3}, {
-        "learning_rate": [1e-3, 3e-4, 3e-3], "normalize_goal": [False, True]}),
+        "learning_rate": [1e-3, 3e-3], "normalize_goal": [False, True]}),
     "tune_agent_quickstart.gin": (AGENT_CONFIGS["quickstart.gin"], {
         "actor_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
         "critic_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},

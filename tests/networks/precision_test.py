@@ -5,6 +5,8 @@ import pytest
 
 from imagine_tf.networks.precision import (
     COMPUTE_DTYPES,
+    MIN_BFLOAT16_SPEEDUP,
+    bfloat16_matmul_speedup,
     dense_policy,
     has_native_bfloat16,
     resolve_compute_dtype,
@@ -36,12 +38,26 @@ def test_a_gpu_is_native_from_compute_capability_8():
     assert has_native_bfloat16(AVX512_BF16_CPU, gpu_capabilities=[(6, 1)])
 
 
-def test_auto_resolves_to_bfloat16_only_where_it_is_native():
-    assert resolve_compute_dtype("auto", AVX512_BF16_CPU, gpu_capabilities=[]) == "bfloat16"
-    assert resolve_compute_dtype("auto", AVX2_CPU, gpu_capabilities=[]) == "float32"
-    assert resolve_compute_dtype("auto", AVX2_CPU, gpu_capabilities=[(8, 6)]) == "bfloat16"
+def test_auto_resolves_to_bfloat16_only_where_it_is_native_and_measured_faster():
+    def auto(cpuinfo, gpus, speedup=None):
+        return resolve_compute_dtype("auto", cpuinfo, gpu_capabilities=gpus,
+                                     bfloat16_speedup=speedup)  # fmt: skip
+
+    assert auto(AVX512_BF16_CPU, [], speedup=1.75) == "bfloat16"  # as on an AMD EPYC
+    assert auto(AVX512_BF16_CPU, [], speedup=0.6) == "float32"  # as on an Intel Xeon VM
+    assert auto(AVX512_BF16_CPU, [], speedup=MIN_BFLOAT16_SPEEDUP) == "bfloat16"
+    assert auto(AVX2_CPU, [], speedup=5.0) == "float32"  # emulated: no probe believed
+    assert auto(AVX2_CPU, [(8, 6)]) == "bfloat16"  # a GPU: no probe
+    measured = bfloat16_matmul_speedup()
+    assert auto(AVX512_BF16_CPU, []) == ("bfloat16" if measured >= MIN_BFLOAT16_SPEEDUP
+                                         else "float32")  # fmt: skip
     for dtype in COMPUTE_DTYPES:  # a named precision is kept, native or not
         assert resolve_compute_dtype(dtype, AVX2_CPU, gpu_capabilities=[]) == dtype
     with pytest.raises(ValueError, match="got 'float16'"):
         resolve_compute_dtype("float16", AVX2_CPU, gpu_capabilities=[])
 
+
+
+def test_the_probe_measures_a_positive_speedup_once_per_process():
+    first = bfloat16_matmul_speedup()
+    assert 0.05 < first < 20 and bfloat16_matmul_speedup() == first  # cached
