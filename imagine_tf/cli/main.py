@@ -37,6 +37,7 @@ import json
 import os
 import pathlib
 import sys
+import warnings
 from typing import Sequence
 
 from imagine_tf.cli import (
@@ -52,6 +53,9 @@ from imagine_tf.training.run_fork import ForkError
 from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# AutoGraph recompiles TF-Agents' `common.safe_has_state` (`state is not ()`) in every traced
+# policy; Python 3.8+ warns about the literal each time. Not ours to fix; not the user's news.
+warnings.filterwarnings("ignore", message='"is not" with a literal', category=SyntaxWarning)
 
 DEMO_GOALS = (
     "Go top left",
