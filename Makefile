@@ -35,11 +35,12 @@ test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ""
 
 ## Every benchmark, each writing its record in docs/results/ (about 20 minutes on 2 cores;
-## run it on an otherwise idle machine).
+## run it on an otherwise idle machine). The 50,000-episode Beam comparison needs > 16 GB of
+## memory: imagine-tf bench dataset --beam-workers 2 --out docs/results/dataset_beam_bench.json
 bench: $(STAMP)
 	$(BIN)/imagine-tf bench env --out docs/results/env_bench.json
 	$(BIN)/imagine-tf bench dataset --out docs/results/dataset_bench.json
-	$(BIN)/imagine-tf bench dataset --beam-workers 2 --out docs/results/dataset_beam_bench.json
+	$(BIN)/imagine-tf bench dataset --beam-workers 2 --num-episodes 10000 --out docs/results/dataset_beam_bench_10k.json
 	$(BIN)/imagine-tf bench train --out docs/results/epoch_bench.json
 	$(BIN)/imagine-tf bench distributed --out docs/results/distributed_bench.json
 	$(BIN)/imagine-tf bench serving --out docs/results/serving_bench.json
