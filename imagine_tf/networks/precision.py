@@ -6,7 +6,7 @@ bfloat16 keeps float32's exponent range (no loss scaling) and ~3 significant dig
 pay off on CPUs with bfloat16 dot-product instructions (x86 ``avx512_bf16`` or ``amx_bf16``)
 and on GPUs of compute capability 8.0 or more; elsewhere it is emulated, slower than float32.
 The flag alone does not settle it: TensorFlow's bfloat16 matmul ran at ≈ 1.75× the float32
-throughput on an AMD EPYC with ``avx512_bf16`` and at ≈ 0.6× on an Intel Xeon VM with the same
+throughput on an AMD EPYC with ``avx512_bf16`` and at ≈ 0.55× on an Intel Xeon VM with the same
 flag. So ``"auto"`` (`resolve_compute_dtype`) picks ``"bfloat16"`` on such GPUs, and on such
 CPUs only where a short matmul probe (`bfloat16_matmul_speedup`, ~0.2 s) measures it at least
 `MIN_BFLOAT16_SPEEDUP` times faster; ``"float32"`` elsewhere.
