@@ -48,6 +48,18 @@ class Cell:
     def log(self) -> pathlib.Path:
         return self.root / f"{self.name}.log"
 
+    @property
+    def code_versions_file(self) -> pathlib.Path:
+        """One line per start of the cell: the code version it ran (`report.code_version`)."""
+        return self.root / f"{self.name}.code_versions"
+
+    def code_versions(self) -> list[str]:
+        """The distinct code versions the cell ran, in order; [] if none was recorded."""
+        if not self.code_versions_file.exists():
+            return []
+        lines = self.code_versions_file.read_text().split()
+        return list(dict.fromkeys(lines))
+
     def _gin_flags(self) -> list[str]:
         configuration = self.spec.configurations[self.label]
         flags = []

@@ -140,7 +140,11 @@ def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.P
         "description": spec.description,
         "file": str(experiment_file),
         "command": f"imagine-tf experiment {spec.name} --report",
-        "code_version": code_version(repository),
+        "report_code_version": code_version(repository),
+        # The code each cell ran (one entry per version it was started with); cells started
+        # before versions were recorded are absent.
+        "cell_code_versions": {cell.name: cell.code_versions() for cell in cells
+                               if cell.code_versions()},  # fmt: skip
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seeds_per_configuration": {label: spec.seeds_of(label) for label in spec.configurations},
         "cell_commands": {cell.name: cell_command(cell) for cell in cells},

@@ -15,6 +15,7 @@ import threading
 from typing import Callable, Sequence
 
 from imagine_tf.experiments.cells import Cell
+from imagine_tf.experiments.report import code_version
 
 
 class GridRunner:
@@ -73,6 +74,8 @@ class GridRunner:
 
     def _run_cell(self, cell: Cell) -> None:
         cell.root.mkdir(parents=True, exist_ok=True)
+        with open(cell.code_versions_file, "a") as versions:
+            versions.write(code_version(cell.repository) + "\n")
         for command in cell.commands():
             if self._stopping.is_set():
                 return

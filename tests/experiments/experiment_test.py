@@ -94,7 +94,9 @@ def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
             c["train_success"] for c in cells]  # fmt: skip
         assert [p["epoch"] for p in entry["curves"]["eval_train_success"]] == [1]
     assert {t["metric"] for t in record["comparisons"]} == {"train SR", "Go SR"}
-    assert record["missing"] == [] and record["code_version"]
+    assert record["missing"] == [] and record["report_code_version"]
+    assert set(record["cell_code_versions"]) == {"fc_s0", "fc_s1", "fa_s0", "fa_s1"}
+    assert all(len(v) == 1 and v[0] for v in record["cell_code_versions"].values())
     assert record["cell_commands"]["fa_s1"].startswith("imagine-tf train --threads 1 --root-dir")
     again = _experiment(tmp_path)
     assert "4 of 4 cells finished; running 0" in again.stdout
