@@ -35,12 +35,14 @@ def lookup(results: dict | None, path: str):
 
 
 def code_version(repository: pathlib.Path) -> str:
-    """The git commit of the repository (``+dirty`` with local changes), or the package's."""
+    """The git commit of the repository (``+dirty`` with local changes outside the records of
+    ``docs/results/``), or the package's version outside a git checkout."""
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repository,
                                 capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=repository, capture_output=True, text=True).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(  # records (docs/results/) are outputs, not code
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
+            cwd=repository, capture_output=True, text=True).stdout.strip()  # fmt: skip
         return commit + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         import imagine_tf
