@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import json
 import pathlib
+import shlex
 import subprocess
 from typing import Sequence
 
@@ -145,8 +146,9 @@ def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.P
         "report_code_version": code_version(repository),
         # The code each cell ran (one entry per version it was started with); cells started
         # before versions were recorded are absent.
-        "cell_code_versions": {cell.name: cell.code_versions() for cell in cells
-                               if cell.code_versions()},  # fmt: skip
+        "cell_code_versions": {name: versions for name, versions in
+                               ((cell.name, cell.code_versions()) for cell in cells)
+                               if versions},  # fmt: skip
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seeds_per_configuration": {label: spec.seeds_of(label) for label in spec.configurations},
         "cell_commands": {cell.name: cell_command(cell) for cell in cells},
@@ -165,8 +167,4 @@ def cell_command(cell: Cell) -> str:
 
     fresh = dataclasses.replace(cell, root=pathlib.Path("RUNS"))  # independent of its state
     first = fresh.commands()[0]
-    return "imagine-tf " + " ".join(_quoted(a) for a in first[3:])
-
-
-def _quoted(argument: str) -> str:
-    return f"'{argument}'" if " " in argument else argument
+    return "imagine-tf " + shlex.join(first[3:])

@@ -3,6 +3,7 @@ run for real (subprocesses, two at a time), resumed, reported, and reported part
 
 import json
 import pathlib
+import shlex
 import shutil
 import subprocess
 import sys
@@ -98,6 +99,7 @@ def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
     assert set(record["cell_code_versions"]) == {"fc_s0", "fc_s1", "fa_s0", "fa_s1"}
     assert all(len(v) == 1 and v[0] for v in record["cell_code_versions"].values())
     assert record["cell_commands"]["fa_s1"].startswith("imagine-tf train --threads 1 --root-dir")
+    assert 'TrainConfig.architecture = "fa"' in shlex.split(record["cell_commands"]["fa_s1"])
     again = _experiment(tmp_path)
     assert "4 of 4 cells finished; running 0" in again.stdout
     # A cell without its evaluation is reported as missing, the others still are.
