@@ -84,11 +84,15 @@ class RewardStudyConfig:
     Attributes:
       architectures: one run per architecture; () : `RewardTrainConfig.architecture` alone.
       ensemble_size: K > 1: seed s is the ensemble (mean probability) of the runs of seeds
-        s·K … s·K + K − 1 (not in the paper; `reward_ensemble`).
+        F + s·K … F + s·K + K − 1 (not in the paper; `reward_ensemble`).
+      first_member_seed: F, the seed of ensemble 0's first member. An experiment that sets
+        ensembles against single runs of seeds 0 … S − 1 sets F ≥ S, so that no member is one
+        of the single runs (the two samples stay independent, as Welch's test assumes).
     """
 
     architectures: tuple = ()
     ensemble_size: int = 1
+    first_member_seed: int = 0
 
     def __post_init__(self):
         unknown = [a for a in self.architectures if a not in ARCHITECTURES]
@@ -100,6 +104,11 @@ class RewardStudyConfig:
         if self.ensemble_size < 1:
             raise ValueError(
                 f"RewardStudyConfig.ensemble_size must be >= 1, got {self.ensemble_size}."
+            )
+        if self.first_member_seed < 0:
+            raise ValueError(
+                "RewardStudyConfig.first_member_seed must be >= 0, got "
+                f"{self.first_member_seed}."
             )
 
     def architectures_of(self, config: RewardTrainConfig) -> tuple[str, ...]:

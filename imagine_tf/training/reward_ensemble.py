@@ -8,8 +8,9 @@ K times the training cost.
 
 * A member is an ordinary run of `imagine-tf reward study` (own initialisation, validation
   split, early stopping), directory ``<arch>_s<m>``.
-* Ensemble seed s with K members uses the member seeds s·K … s·K + K − 1, so the ensembles of
-  one study are disjoint (`member_seeds`).
+* Ensemble seed s with K members uses the member seeds F + s·K … F + s·K + K − 1, so the
+  ensembles of one study are disjoint (`member_seeds`; F is
+  `RewardStudyConfig.first_member_seed`, 0 by default).
 * Its directory ``<arch>_x<K>_s<s>`` holds ``metrics.json`` in a run's schema, with
   ``members`` (their directories relative to it) and ``config.ensemble_size`` added; it is
   exported like a run (`load_reward_network` builds a `RewardEnsemble`). Its training seconds are the members' sum.
@@ -31,13 +32,14 @@ from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.training.atomic_files import write_text_atomically
 
 
-def member_seeds(seed: int, size: int) -> list[int]:
-    """The seeds of ensemble ``seed``'s ``size`` members: seed·K … seed·K + K − 1."""
-    if size < 1 or seed < 0:
+def member_seeds(seed: int, size: int, first: int = 0) -> list[int]:
+    """The seeds of ensemble ``seed``'s ``size`` (K) members: first + seed·K, …, + K − 1."""
+    if size < 1 or seed < 0 or first < 0:
         raise ValueError(
-            f"an ensemble needs size >= 1 and seed >= 0; got size {size}, seed {seed}."
+            "an ensemble needs size >= 1, seed >= 0 and first >= 0; got size "
+            f"{size}, seed {seed}, first {first}."
         )
-    return list(range(seed * size, (seed + 1) * size))
+    return list(range(first + seed * size, first + (seed + 1) * size))
 
 
 def ensemble_directory(architecture: str, seed: int, size: int) -> str:

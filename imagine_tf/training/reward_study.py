@@ -65,8 +65,9 @@ def run_reward_study(
     Each run is ``config`` with the study's architecture and the seed
     (`reward_recipe.supervised_config`). ``command``, the command line that ran the study, is
     kept in each run's ``command.txt`` (and in the report). With ``study.ensemble_size`` K > 1,
-    seed s is an ensemble of the runs of seeds s·K … s·K + K − 1 (`reward_ensemble`), trained
-    as above and then scored together into ``<arch>_x<K>_s<s>``.
+    seed s is an ensemble of the runs of seeds F + s·K … F + s·K + K − 1 (`reward_ensemble`;
+    F = ``study.first_member_seed``), trained as above and then scored together into
+    ``<arch>_x<K>_s<s>``.
     """
     from imagine_tf.reward.supervised_training import SupervisedTrainer  # TensorFlow
     from imagine_tf.training.reward_recipe import supervised_config
@@ -74,12 +75,11 @@ def run_reward_study(
     data = load_supervised_data(dataset_dir, goals_of_set(config.goal_set),
                                 config.max_train_episodes, config.max_test_episodes)  # fmt: skip
     root = pathlib.Path(root_dir)
-    ensemble_size = study.ensemble_size
+    ensemble_size, first_member = study.ensemble_size, study.first_member_seed
     for architecture in study.architectures_of(config):
         for seed in seeds:
-            member_dirs = {
-                m: root / f"{architecture}_s{m}" for m in member_seeds(seed, ensemble_size)
-            }
+            members = member_seeds(seed, ensemble_size, first_member)
+            member_dirs = {m: root / f"{architecture}_s{m}" for m in members}
             for member, run_dir in member_dirs.items():
                 if (run_dir / "metrics.json").exists():
                     continue

@@ -147,6 +147,19 @@ def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
     assert "RewardTrainConfig.seed = 4" in command
 
 
+def test_two_object_ensembles_share_no_run_with_the_single_runs():
+    from imagine_tf.training.reward_config import read_reward_configs
+    from imagine_tf.training.reward_ensemble import member_seeds
+
+    spec = load_experiment(ROOT / "configs" / "experiments" / "two_object.gin")
+    ensemble = spec.configurations["ensemble3"]
+    _, study = read_reward_configs([ROOT / f for f in ensemble["gin_files"]], ensemble["bindings"])
+    members = [m for s in range(spec.seeds_of("ensemble3"))
+               for m in member_seeds(s, study.ensemble_size, study.first_member_seed)]  # fmt: skip
+    assert len(set(members)) == 3 * spec.seeds_of("ensemble3")
+    assert not set(members) & set(range(spec.seeds_of("single")))
+
+
 def _processes_mentioning(text: str) -> list[int]:
     """Pids whose command line contains ``text`` (Linux /proc)."""
     pids = []

@@ -39,8 +39,11 @@ def members(data, tmp_path_factory):
 def test_member_seeds_make_disjoint_ensembles():
     assert member_seeds(0, 3) == [0, 1, 2] and member_seeds(2, 3) == [6, 7, 8]
     assert member_seeds(4, 1) == [4]
+    assert member_seeds(0, 3, first=100) == [100, 101, 102] and member_seeds(9, 3, 100)[-1] == 129
     with pytest.raises(ValueError, match="size >= 1"):
         member_seeds(0, 0)
+    with pytest.raises(ValueError, match="first -1"):
+        member_seeds(0, 3, first=-1)
 
 
 def test_the_ensemble_scores_the_mean_probability_of_its_members(data, members, tmp_path):
