@@ -41,12 +41,14 @@ import warnings
 from typing import Sequence
 
 from imagine_tf.cli import (
+    bench_commands,
     distributed_commands,
     experiment_commands,
     goal_commands,
     reward_commands,
     serving_commands,
     tune_commands,
+    world_commands,
 )
 from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, add_gin_flags, limit_threads, parse_gin
 from imagine_tf.training.run_fork import ForkError
@@ -56,88 +58,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # AutoGraph recompiles TF-Agents' `common.safe_has_state` (`state is not ()`) in every traced
 # policy; Python 3.8+ warns about the literal each time. Not ours to fix; not the user's news.
 warnings.filterwarnings("ignore", message='"is not" with a literal', category=SyntaxWarning)
-
-DEMO_GOALS = (
-    "Go top left",
-    "Grasp red cat",
-    "Grasp any blue thing",
-    "Grow green plant",
-    "Grow any animal",
-    "Grasp any right_of dog thing",
-)
-
-
-def _play_command(args: argparse.Namespace) -> int:
-    from imagine_tf.language import grammar  # checks first: no TensorFlow import for a typo
-
-    try:
-        goal = grammar.check_goal(args.goal)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    if args.num_objects is not None and args.num_objects < 1:
-        raise UsageError(f"--num-objects must be >= 1, got {args.num_objects}.")
-    if args.out and os.path.splitext(args.out)[1].lower() not in (".gif", ".png"):
-        raise UsageError(f"--out must end in .gif or .png, got {args.out!r}.")
-    from imagine_tf.env.rendering import render_states, write_episode
-    from imagine_tf.playground import play
-
-    parse_gin(args)
-    try:
-        result = play(
-            [goal],
-            policy=args.policy,
-            num_objects=args.num_objects,
-            seed=args.seed,
-            noise_std=args.noise,
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    if args.out:
-        frames = render_states(result.states[:, 0], goals=[goal] * len(result.states))
-        write_episode(frames, args.out)
-    if args.save_state:
-        _save_array(args.save_state, result.states[-1].astype("float32"))  # s_T, [1, D]
-    output = {
-        "goal": goal,
-        "achieved": bool(result.achieved[0]),
-        "descriptions": result.descriptions[0],
-    }
-    if args.json:
-        print(json.dumps(output))
-    else:
-        print(f"Goal: {goal}")
-        print(f"Achieved: {'yes' if output['achieved'] else 'no'}")
-        print("The partner says:")
-        for sentence in output["descriptions"] or ["(nothing)"]:
-            print(f"  - {sentence}")
-        if args.out:
-            print(f"Episode written to {args.out}")
-    return 0
-
-
-def _demo_command(args: argparse.Namespace) -> int:
-    from imagine_tf.env.rendering import render_states, write_episode
-    from imagine_tf.playground import play
-
-    from imagine_tf.language import grammar
-
-    parse_gin(args)
-    os.makedirs(args.out_dir, exist_ok=True)
-    # One batch of one-object goals, one of two-object goals (whose partner also describes
-    # spatial relations).
-    one_object = [g for g in DEMO_GOALS if not grammar.is_relational(g)]
-    two_object = [g for g in DEMO_GOALS if grammar.is_relational(g)]
-    for goals in (one_object, two_object):
-        result = play(goals, policy="scripted", seed=args.seed)
-        for index, goal in enumerate(result.goals):
-            path = os.path.join(args.out_dir, goal.lower().replace(" ", "_") + ".gif")
-            frames = render_states(result.states[:, index], goals=[goal] * len(result.states))
-            write_episode(frames, path)
-            verdict = "achieved" if result.achieved[index] else "NOT achieved"
-            print(f"{goal!r}: {verdict}; episode in {path}")
-            print("  the partner says: " + "; ".join(result.descriptions[index]))
-    return 0
-
 
 def _train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import run_layout, train_eval
@@ -164,15 +84,6 @@ def _train_command(args: argparse.Namespace) -> int:
         )
     )
     return 0
-
-
-def _save_array(path: str, array) -> None:
-    """np.save, atomically (temporary file renamed)."""
-    import numpy as np
-
-    temporary = f"{path}.partial.npy"
-    np.save(temporary, array)
-    os.replace(temporary, path)
 
 
 def _report_command(args: argparse.Namespace) -> int:
@@ -210,61 +121,6 @@ def _eval_command(args: argparse.Namespace) -> int:
     except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
     print(json.dumps({k: v for k, v in result.items() if k != "per_goal"}, indent=1))
-    return 0
-
-
-def _bench_command(args: argparse.Namespace) -> int:
-    from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
-
-    limit_threads(args.threads)
-    if args.target == "train":
-        from imagine_tf.benchmarks.train_bench import run_train_benchmark
-
-        results = run_train_benchmark(
-            quick=args.quick, compute_dtype=args.compute_dtype, reward_patience=args.reward_patience
-        )
-        if args.out:
-            write_json(results, args.out)
-        print(
-            json.dumps({k: v for k, v in results.items() if k not in ("warm_up_epoch",)}, indent=1)
-        )
-        return 0
-    if args.target == "serving":
-        from imagine_tf.benchmarks.serving_bench import run_serving_benchmark
-
-        results = run_serving_benchmark(soak_seconds=args.soak_seconds, quick=args.quick)
-        if args.out:
-            write_json(results, args.out)
-        print(json.dumps(results, indent=1))
-        return 0
-    if args.target == "distributed":
-        from imagine_tf.benchmarks.distributed_bench import run_distributed_benchmark
-
-        results = run_distributed_benchmark(quick=args.quick)
-        if args.out:
-            write_json(results, args.out)
-        print(json.dumps(results, indent=1))
-        return 0
-    if args.target == "dataset":
-        from imagine_tf.benchmarks import dataset_bench
-
-        if args.beam_workers is not None:
-            try:
-                results = dataset_bench.run_beam_build_benchmark(
-                    args.num_episodes, args.beam_workers, args.data_dir
-                )
-            except ValueError as error:
-                raise UsageError(str(error)) from None
-        else:
-            results = dataset_bench.run_dataset_benchmark(args.num_episodes, args.data_dir)
-        if args.out:
-            write_json(results, args.out)
-        print(json.dumps(results, indent=1))
-        return 0
-    results = run_env_benchmark(quick=args.quick)
-    if args.out:
-        write_json(results, args.out)
-    print(json.dumps(results, indent=1) if args.json else format_table(results))
     return 0
 
 
@@ -306,24 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     experiment_commands.add_commands(commands)
     serving_commands.add_commands(commands)
 
-    play = commands.add_parser("play", help="play one goal and hear the social partner")
-    play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')
-    play.add_argument("--policy", choices=("scripted", "random"), default="scripted")
-    play.add_argument("--num-objects", type=int, help="N (default 3, or the gin binding)")
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--noise", type=float, default=0.0, help="scripted action noise std")
-    play.add_argument("--out", help="write the episode as .gif (or last frame as .png)")
-    play.add_argument("--json", action="store_true")
-    play.add_argument("--save-state", help="write the final state s_T as .npy [1, D] (for `score`)")
-    add_gin_flags(play)
-    play.set_defaults(run=_play_command)
-
-    demo = commands.add_parser("demo", help="play a few goals with the scripted expert")
-    demo.add_argument("--out-dir", default=os.path.join("outputs", "demo"))
-    demo.add_argument("--seed", type=int, default=0)
-    add_gin_flags(demo)
-    demo.set_defaults(run=_demo_command)
-
+    world_commands.add_commands(commands)
     reward_commands.add_commands(commands)
     tune_commands.add_commands(commands)
 
@@ -380,29 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--plot", help="write the runs' learning curves side by side (PNG)")
     report.set_defaults(run=_report_command)
 
-    bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("target", choices=("env", "dataset", "train", "serving", "distributed"))
-    bench.add_argument("--soak-seconds", type=float, default=60.0, help="serving: soak length")
-    bench.add_argument("--threads", type=int, help="TensorFlow threads (train: 1 = one core)")
-    bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")
-    bench.add_argument("--data-dir", help="dataset: build here (default: a scratch directory)")
-    bench.add_argument(
-        "--beam-workers",
-        type=int,
-        help="dataset: time the build without Beam and on Beam's DirectRunner with this many "
-        "worker processes (instead of build + load)",
-    )
-    bench.add_argument("--json", action="store_true")
-    bench.add_argument("--out", help="also write the JSON results to this file")
-    bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
-    # precision.COMPUTE_DTYPES, spelled out: the CLI does not import TensorFlow to parse flags.
-    bench.add_argument("--compute-dtype", choices=("float32", "bfloat16"), default="float32",
-                       help="train: the actor / critic / relabelling precision "
-                            "(TrainConfig.compute_dtype)")  # fmt: skip
-    bench.add_argument("--reward-patience", type=int, default=15,
-                       help="train: reward-epochs without a better held-out F1 before the reward "
-                            "retraining stops (TrainConfig.reward_patience; 15: the reference)")  # fmt: skip
-    bench.set_defaults(run=_bench_command)
+    bench_commands.add_commands(commands)
     return parser
 
 

@@ -1,0 +1,90 @@
+"""`imagine-tf bench env|dataset|train|serving|distributed`: the benchmarks, printed and
+written as JSON records (docs/results/)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from imagine_tf.cli.common import UsageError, limit_threads
+
+def _bench_command(args: argparse.Namespace) -> int:
+    from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
+
+    limit_threads(args.threads)
+    if args.target == "train":
+        from imagine_tf.benchmarks.train_bench import run_train_benchmark
+
+        results = run_train_benchmark(
+            quick=args.quick, compute_dtype=args.compute_dtype, reward_patience=args.reward_patience
+        )
+        if args.out:
+            write_json(results, args.out)
+        print(
+            json.dumps({k: v for k, v in results.items() if k not in ("warm_up_epoch",)}, indent=1)
+        )
+        return 0
+    if args.target == "serving":
+        from imagine_tf.benchmarks.serving_bench import run_serving_benchmark
+
+        results = run_serving_benchmark(soak_seconds=args.soak_seconds, quick=args.quick)
+        if args.out:
+            write_json(results, args.out)
+        print(json.dumps(results, indent=1))
+        return 0
+    if args.target == "distributed":
+        from imagine_tf.benchmarks.distributed_bench import run_distributed_benchmark
+
+        results = run_distributed_benchmark(quick=args.quick)
+        if args.out:
+            write_json(results, args.out)
+        print(json.dumps(results, indent=1))
+        return 0
+    if args.target == "dataset":
+        from imagine_tf.benchmarks import dataset_bench
+
+        if args.beam_workers is not None:
+            try:
+                results = dataset_bench.run_beam_build_benchmark(
+                    args.num_episodes, args.beam_workers, args.data_dir
+                )
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+        else:
+            results = dataset_bench.run_dataset_benchmark(args.num_episodes, args.data_dir)
+        if args.out:
+            write_json(results, args.out)
+        print(json.dumps(results, indent=1))
+        return 0
+    results = run_env_benchmark(quick=args.quick)
+    if args.out:
+        write_json(results, args.out)
+    print(json.dumps(results, indent=1) if args.json else format_table(results))
+    return 0
+
+
+def add_commands(commands) -> None:
+    """Registers ``bench`` on the ``imagine-tf`` subparsers."""
+    bench = commands.add_parser("bench", help="benchmarks")
+    bench.add_argument("target", choices=("env", "dataset", "train", "serving", "distributed"))
+    bench.add_argument("--soak-seconds", type=float, default=60.0, help="serving: soak length")
+    bench.add_argument("--threads", type=int, help="TensorFlow threads (train: 1 = one core)")
+    bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")
+    bench.add_argument("--data-dir", help="dataset: build here (default: a scratch directory)")
+    bench.add_argument(
+        "--beam-workers",
+        type=int,
+        help="dataset: time the build without Beam and on Beam's DirectRunner with this many "
+        "worker processes (instead of build + load)",
+    )
+    bench.add_argument("--json", action="store_true")
+    bench.add_argument("--out", help="also write the JSON results to this file")
+    bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
+    # precision.COMPUTE_DTYPES, spelled out: the CLI does not import TensorFlow to parse flags.
+    bench.add_argument("--compute-dtype", choices=("float32", "bfloat16"), default="float32",
+                       help="train: the actor / critic / relabelling precision "
+                            "(TrainConfig.compute_dtype)")  # fmt: skip
+    bench.add_argument("--reward-patience", type=int, default=15,
+                       help="train: reward-epochs without a better held-out F1 before the reward "
+                            "retraining stops (TrainConfig.reward_patience; 15: the reference)")  # fmt: skip
+    bench.set_defaults(run=_bench_command)
