@@ -58,7 +58,8 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
         axes[0][0].legend(fontsize=8)
     else:
         names = list(spec.metrics)
-        figure, axis = plt.subplots(figsize=(max(5.0, 1.1 * len(names) * len(configurations)), 3.4))
+        bars = len(names) * len(configurations)
+        figure, axis = plt.subplots(figsize=(min(10.0, max(5.0, 2.0 + 0.55 * bars)), 3.4))
         width = 0.8 / max(len(configurations), 1)
         for index, (label, entry) in enumerate(configurations.items()):
             means = [entry["metrics"][n]["mean"] or 0.0 for n in names]
@@ -67,7 +68,7 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
             axis.bar(positions, means, width, yerr=stds, capsize=3,
                      label=f"{label} (n = {len(entry['seeds'])})")  # fmt: skip
         axis.set_xticks(np.arange(len(names)) + width * (len(configurations) - 1) / 2, names,
-                        rotation=20 if len(names) > 4 else 0)  # fmt: skip
+                        rotation=20 if max(map(len, names)) > 12 else 0)  # fmt: skip
         axis.set(ylim=(0, 1.05), ylabel="mean ± std over seeds")
         axis.legend(fontsize=8)
     figure.suptitle(spec.name, fontsize=10)
