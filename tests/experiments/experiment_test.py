@@ -137,7 +137,7 @@ def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
     cells = {c.name: c for c in grid(spec, tmp_path, ROOT)}
     (command,) = cells["ensemble3_s1"].commands()
     assert command[3:5] == ["reward", "study"] and command[command.index("--seeds") + 1] == "1"
-    assert "configs/reward_study_two_object.gin" in command
+    assert "configs/reward_study_two_object_relations.gin" in command
     assert "RewardStudyConfig.ensemble_size = 3" in command
     assert cells["ensemble3_s1"].results_file() == tmp_path / "ensemble3_s1" / "ma_pairs_x3_s1" / "metrics.json"
     assert cells["single_s2"].results_file() == tmp_path / "single_s2" / "ma_pairs_s2" / "metrics.json"
