@@ -87,8 +87,8 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
                          for name, path in spec.metrics.items()}
                 for n in spec.eval_num_objects
             }  # fmt: skip
-        if spec.kind == "agent":
-            entry["curves"] = _curves(own)
+        if spec.kind == "agent":  # the finished cells, as in the table
+            entry["curves"] = _curves(finished)
         configurations[label] = entry
     comparisons = []
     for a, b in spec.comparisons:

@@ -108,6 +108,7 @@ def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
     assert partial.returncode == 0
     record = json.loads((tmp_path / "out" / "small.json").read_text())
     assert record["missing"] == ["fa_s1"] and record["configurations"]["fa"]["seeds"] == [0]
+    assert [p["n"] for p in record["configurations"]["fa"]["curves"]["eval_train_success"]] == [1]
     assert "Missing (1 cells not finished): fa_s1" in (tmp_path / "out" / "small.md").read_text()
 
 
