@@ -138,6 +138,16 @@ class Cell:
         path = self.results_file(num_objects)
         return json.loads(path.read_text()) if path.exists() else None
 
+    def seconds(self) -> float | None:
+        """The cell's training seconds: the sum of its epochs' ``seconds_*`` (agent; collection,
+        updates, reward, evaluation) or its ``training_seconds`` (reward; an ensemble's is the
+        members' sum); None before it has any."""
+        if self.spec.kind != "agent":
+            return (self.results() or {}).get("training_seconds")
+        timed = [sum(v for k, v in r.items() if k.startswith("seconds_") and v is not None)
+                 for r in self.curves()]  # fmt: skip
+        return float(sum(timed)) if timed else None
+
     def curves(self) -> list[dict]:
         """The in-training records (agent): progress.jsonl, up to ``num_epochs``."""
         progress = self.directory / run_layout.PROGRESS

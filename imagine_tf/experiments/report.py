@@ -81,6 +81,7 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
             "metrics": {name: summary([lookup(c.results(), path) for c in finished])
                         for name, path in spec.metrics.items()},  # fmt: skip
         }
+        entry["seconds_per_cell"] = summary([c.seconds() for c in finished])
         if spec.eval_num_objects:
             entry["by_num_objects"] = {
                 str(n): {name: summary([lookup(c.results(n), path) for c in finished])
@@ -108,6 +109,12 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
     for label, entry in content["configurations"].items():
         cells = [_mean_std(entry["metrics"][n]) for n in names]
         lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
+    timed = {label: entry["seconds_per_cell"] for label, entry in content["configurations"].items()
+             if entry.get("seconds_per_cell", {}).get("mean") is not None}  # fmt: skip
+    if timed:
+        per_label = ", ".join(f"{label} {_mean_std(e, '.0f')}" for label, e in timed.items())
+        lines += ["", "Training seconds per cell (as the cells measured them, one TensorFlow "
+                  f"thread each; mean ± std): {per_label}."]  # fmt: skip
     if content["comparisons"]:
         lines += ["", f"Welch's two-tailed t-test, α = {ALPHA}:", "",
                   "| a vs b | metric | difference | t | p | a > b |", "|---|---|---|---|---|---|"]  # fmt: skip
@@ -126,10 +133,10 @@ def _number(value, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
-def _mean_std(entry: dict) -> str:
+def _mean_std(entry: dict, style: str = ".3f") -> str:
     if entry["mean"] is None:
         return "—"
-    return f"{entry['mean']:.3f}" + ("" if entry["std"] is None else f" ± {entry['std']:.3f}")
+    return format(entry["mean"], style) + ("" if entry["std"] is None else f" ± {entry['std']:{style}}")
 
 
 def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.Path,

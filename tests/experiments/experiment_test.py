@@ -94,6 +94,7 @@ def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
         assert entry["seeds"] == [0, 1] and entry["metrics"]["train SR"]["values"] == [
             c["train_success"] for c in cells]  # fmt: skip
         assert [p["epoch"] for p in entry["curves"]["eval_train_success"]] == [1]
+        assert entry["seconds_per_cell"]["n"] == 2 and entry["seconds_per_cell"]["mean"] > 0
     assert {t["metric"] for t in record["comparisons"]} == {"train SR", "Go SR"}
     assert record["missing"] == [] and record["report_code_version"]
     assert set(record["cell_code_versions"]) == {"fc_s0", "fc_s1", "fa_s0", "fa_s1"}
