@@ -41,17 +41,31 @@ class Cell:
         return f"{self.label}_s{self.seed}"
 
     @property
+    def home(self) -> tuple[pathlib.Path, str]:
+        """(experiment directory, run name) of the run directory: this experiment's, or, for
+        a configuration with "runs_of": "OTHER/LABEL", OTHER's run of LABEL and this seed in
+        the sibling directory ``ROOT/../OTHER`` (the same runs, trained once)."""
+        shared = self.spec.configurations[self.label].get("runs_of")
+        if not shared:
+            return self.root, self.name
+        other, label = shared.split("/")
+        return self.root.parent / other, f"{label}_s{self.seed}"
+
+    @property
     def directory(self) -> pathlib.Path:
-        return self.root / self.name
+        root, name = self.home
+        return root / name
 
     @property
     def log(self) -> pathlib.Path:
-        return self.root / f"{self.name}.log"
+        root, name = self.home
+        return root / f"{name}.log"
 
     @property
     def code_versions_file(self) -> pathlib.Path:
         """One line per start of the cell: the code version it ran (`report.code_version`)."""
-        return self.root / f"{self.name}.code_versions"
+        root, name = self.home
+        return root / f"{name}.code_versions"
 
     def code_versions(self) -> list[str]:
         """The distinct code versions the cell ran, in order; [] if none was recorded."""

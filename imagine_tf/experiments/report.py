@@ -169,9 +169,10 @@ def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.P
 
 
 def cell_command(cell: Cell) -> str:
-    """The cell's first command, as a user would type it (the run that makes it)."""
+    """The cell's first command, as a user would type it (the run that makes it), with RUNS
+    for the experiments' directory (by default ``runs/experiments``)."""
     import dataclasses
 
-    fresh = dataclasses.replace(cell, root=pathlib.Path("RUNS"))  # independent of its state
+    fresh = dataclasses.replace(cell, root=pathlib.Path("RUNS") / cell.spec.name)  # no state
     first = fresh.commands()[0]
     return "imagine-tf " + shlex.join(first[3:])

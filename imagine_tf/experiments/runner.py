@@ -73,7 +73,7 @@ class GridRunner:
             self._run_cell(cell)
 
     def _run_cell(self, cell: Cell) -> None:
-        cell.root.mkdir(parents=True, exist_ok=True)
+        cell.directory.parent.mkdir(parents=True, exist_ok=True)
         with open(cell.code_versions_file, "a") as versions:
             versions.write(code_version(cell.repository) + "\n")
         for command in cell.commands():

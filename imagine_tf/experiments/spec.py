@@ -30,8 +30,11 @@ class ExperimentSpec:
         train`, supervised) or "reward_study" (`imagine-tf reward study` for one seed: its gin
         files and bindings choose the study, e.g. ``RewardStudyConfig.ensemble_size``).
       configurations: {label: {"gin_files": [...], "bindings": [...], "args": [...],
-        "seeds": S}}; "args" are extra command-line arguments of the cell's training command
-        (paths, threads); "seeds" (optional) runs this configuration with fewer seeds.
+        "seeds": S, "runs_of": "OTHER/LABEL"}}; "args" are extra command-line arguments of
+        the cell's training command (paths, threads); "seeds" (optional) runs this
+        configuration with fewer seeds; "runs_of" (optional) makes its cells the runs of
+        experiment OTHER's configuration LABEL (same seeds, in ``ROOT/../OTHER``): they train
+        once and both experiments read them (`load_experiment` copies and checks the settings).
       seeds: how many seeds per configuration (0 .. seeds − 1).
       num_epochs: agent runs train this many epochs.
       repetitions: evaluation episodes per goal (agent; the paper's 30).
@@ -73,12 +76,15 @@ class ExperimentSpec:
                 f"{len(self.metrics)} metrics."
             )
         for label, configuration in self.configurations.items():
-            unknown = set(configuration) - {"gin_files", "bindings", "args", "seeds"}
+            unknown = set(configuration) - {"gin_files", "bindings", "args", "seeds", "runs_of"}
             seeds = configuration.get("seeds", 1)
-            if unknown or "/" in label or not label or not isinstance(seeds, int) or seeds < 1:
+            shared = configuration.get("runs_of", "x/y")
+            if (unknown or "/" in label or not label or not isinstance(seeds, int) or seeds < 1
+                    or not isinstance(shared, str) or len(shared.split("/")) != 2):  # fmt: skip
                 raise ValueError(
                     f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
-                    f"gin_files, bindings, args, seeds (an int >= 1); got {configuration}."
+                    "gin_files, bindings, args, seeds (an int >= 1), runs_of "
+                    f"('EXPERIMENT/LABEL'); got {configuration}."
                 )
         for pair in self.comparisons:
             missing = [c for c in pair if c not in self.configurations]
@@ -105,7 +111,23 @@ def experiment_path(name_or_path: str, repository: pathlib.Path) -> pathlib.Path
 
 
 def load_experiment(path: pathlib.Path) -> ExperimentSpec:
-    """Parses an experiment file (only `ExperimentSpec` bindings) into its spec."""
+    """Parses an experiment file (only `ExperimentSpec` bindings) into its spec; a
+    configuration with "runs_of" takes the gin files, bindings and args of the configuration it
+    names (an experiment file beside ``path``).
+
+    Raises ValueError when the file's name and ``ExperimentSpec.name`` differ, or when a
+    "runs_of" configuration names no configuration, sets other gin files, bindings or args,
+    more seeds, or its experiment another kind or number of epochs.
+    """
+    spec = _parse(path)
+    configurations = dict(spec.configurations)
+    for label, configuration in spec.configurations.items():
+        if "runs_of" in configuration:
+            configurations[label] = _shared(spec, label, path.parent)
+    return dataclasses.replace(spec, configurations=configurations)
+
+
+def _parse(path: pathlib.Path) -> ExperimentSpec:
     with gin.unlock_config():
         gin.clear_config()
         gin.parse_config_file(str(path))
@@ -114,6 +136,34 @@ def load_experiment(path: pathlib.Path) -> ExperimentSpec:
     if spec.name != path.stem:
         raise ValueError(f"{path} binds ExperimentSpec.name = {spec.name!r}: use {path.stem!r}.")
     return spec
+
+
+def _shared(spec: ExperimentSpec, label: str, directory: pathlib.Path) -> dict:
+    """Configuration ``label`` with the settings of the runs it shares, checked."""
+    configuration = spec.configurations[label]
+    other_name, other_label = configuration["runs_of"].split("/")
+    other_path = directory / f"{other_name}.gin"
+    other = _parse(other_path) if other_path.is_file() else None
+    source = (other.configurations.get(other_label) if other else None) or {}
+    problems = [] if source else [f"{other_path} has no configuration {other_label!r}"]
+    if source.get("runs_of"):
+        problems.append(f"{other_name}/{other_label} itself shares runs")
+    for key in ("gin_files", "bindings", "args"):
+        if key in configuration and list(configuration[key]) != list(source.get(key, [])):
+            problems.append(f"its {key} differ from {other_name}/{other_label}'s")
+    if other and (other.kind, other.num_epochs) != (spec.kind, spec.num_epochs):
+        problems.append(f"kind and num_epochs {other.kind!r}, {other.num_epochs} there against "
+                        f"{spec.kind!r}, {spec.num_epochs} here")  # fmt: skip
+    if other and source and spec.seeds_of(label) > other.seeds_of(other_label):
+        problems.append(f"{spec.seeds_of(label)} seeds here, {other.seeds_of(other_label)} there")
+    if problems:
+        raise ValueError(
+            f"Configuration {label!r} of {spec.name!r} has runs_of = "
+            f"{configuration['runs_of']!r}, but " + "; ".join(problems) + ". The runs must be "
+            "the same: leave out gin_files, bindings and args (they are copied) or copy them."
+        )
+    shared = {k: source[k] for k in ("gin_files", "bindings", "args") if k in source}
+    return {**shared, **configuration}
 
 
 def repository_root(start: pathlib.Path | None = None) -> pathlib.Path:

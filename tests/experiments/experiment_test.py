@@ -3,6 +3,7 @@ run for real (subprocesses, two at a time), resumed, reported, and reported part
 
 import json
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -147,6 +148,54 @@ def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
     (command,) = {c.name: c for c in grid(spec, tmp_path, ROOT)}["fa_s4"].commands()
     assert command[3:5] == ["reward", "train"] and "configs/reward_fa.gin" in command
     assert "RewardTrainConfig.seed = 4" in command
+
+
+def test_runs_of_makes_cells_the_runs_of_another_experiment(tmp_path):
+    from imagine_tf.experiments.report import cell_command
+
+    spec = load_experiment(ROOT / "configs" / "experiments" / "objects.gin")
+    architectures = load_experiment(ROOT / "configs" / "experiments" / "architectures.gin")
+    assert spec.configurations["ma_n3"]["bindings"] == architectures.configurations["ma"]["bindings"]
+    cells = {c.name: c for c in grid(spec, tmp_path / "objects", ROOT)}
+    shared, own = cells["ma_n3_s4"], cells["ma_n3_10_s4"]
+    assert shared.directory == tmp_path / "architectures" / "ma_s4"
+    assert shared.code_versions_file == tmp_path / "architectures" / "ma_s4.code_versions"
+    assert own.directory == tmp_path / "objects" / "ma_n3_10_s4"
+    assert "--root-dir RUNS/architectures/ma_s4" in cell_command(shared)
+    assert "--root-dir RUNS/objects/ma_n3_10_s4" in cell_command(own)
+
+
+def _write_pair(directory, shared: str, epochs: int = 2) -> pathlib.Path:
+    base = """ExperimentSpec.metrics = {"m": "x"}
+ExperimentSpec.seeds = 2
+"""
+    (directory / "a.gin").write_text(base + """ExperimentSpec.name = "a"
+ExperimentSpec.num_epochs = 2
+ExperimentSpec.configurations = {"x": {"gin_files": ["configs/smoke.gin"], "bindings": ["B = 1"]}}
+""")
+    (directory / "b.gin").write_text(base + f"""ExperimentSpec.name = "b"
+ExperimentSpec.num_epochs = {epochs}
+ExperimentSpec.configurations = {{"y": {shared}}}
+""")
+    return directory / "b.gin"
+
+
+@pytest.mark.parametrize("shared, epochs, message", [
+    ('{"runs_of": "a/missing"}', 2, "has no configuration 'missing'"),
+    ('{"runs_of": "nowhere/x"}', 2, "has no configuration 'x'"),
+    ('{"runs_of": "a/x", "bindings": ["B = 2"]}', 2, "its bindings differ from a/x's"),
+    ('{"runs_of": "a/x"}', 3, "num_epochs 'agent', 2 there against 'agent', 3 here"),
+    ('{"runs_of": "a"}', 2, "runs_of ('EXPERIMENT/LABEL')"),
+])
+def test_runs_of_must_name_the_same_runs(tmp_path, shared, epochs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_experiment(_write_pair(tmp_path, shared, epochs))
+
+
+def test_runs_of_copies_the_settings(tmp_path):
+    spec = load_experiment(_write_pair(tmp_path, '{"runs_of": "a/x"}'))
+    assert spec.configurations["y"]["bindings"] == ["B = 1"]
+    assert spec.configurations["y"]["gin_files"] == ["configs/smoke.gin"]
 
 
 def test_two_object_ensembles_share_no_run_with_the_single_runs():
