@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo quickstart test test-all bench clean
+.PHONY: install demo quickstart test test-all bench experiments clean
 
 $(STAMP): requirements/lock.txt setup.cfg
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required (set PYTHON=...)"; exit 1; }
@@ -44,6 +44,17 @@ bench: $(STAMP)
 	$(BIN)/imagine-tf bench train --out docs/results/epoch_bench.json
 	$(BIN)/imagine-tf bench distributed --out docs/results/distributed_bench.json
 	$(BIN)/imagine-tf bench serving --out docs/results/serving_bench.json
+
+## Every multi-seed experiment of docs/experiments.md into runs/experiments/, then its report in
+## docs/results/experiments/. Resumable: run it again after a stop. Roughly 15 hours on 2 cores
+## (the reports' seconds per cell); PARALLEL cells at once, one thread each.
+PARALLEL ?= 2
+experiments: $(STAMP)
+	$(BIN)/imagine-tf dataset build
+	for name in reward_architectures architectures objects two_object imagination; do \
+		$(BIN)/imagine-tf experiment $$name --parallel $(PARALLEL) || exit 1; done
+	$(BIN)/imagine-tf experiment types --report
+	$(BIN)/imagine-tf experiment reward_types --report
 
 clean:
 	rm -rf $(VENV) outputs runs .pytest_cache
