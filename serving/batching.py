@@ -122,8 +122,12 @@ class BatchingRunner:
         while True:
             first, carry = (carry if carry is not None else self._queue.get()), None
             if first is _STOP:
-                LOG.info("batching of %r stopped: %d runs, %.1f rows per run", self.name,
-                         self.runs, self.batched_rows / max(self.runs, 1))  # fmt: skip
+                LOG.info(
+                    "batching of %r stopped: %d runs, %.1f rows per run",
+                    self.name,
+                    self.runs,
+                    self.batched_rows / max(self.runs, 1),
+                )
                 return
             batch, carry = self._collect(first)
             with self._lock:
@@ -154,15 +158,18 @@ class BatchingRunner:
             _settle(batch[0], self.runner.run)
             return
         try:
-            merged = {name: np.concatenate([task.inputs[name] for task in batch])
-                      for name in self.runner.input_names}  # fmt: skip
+            merged = {
+                name: np.concatenate([task.inputs[name] for task in batch])
+                for name in self.runner.input_names
+            }
             outputs = self.runner.run(merged)
             total = sum(task.rows for task in batch)
             if any(np.ndim(value) == 0 or len(value) != total for value in outputs.values()):
                 raise ValueError(f"outputs of {self.name!r} are not batched by rows")
         except Exception as error:  # noqa: BLE001 - each request is retried alone below
-            LOG.debug("merged run of %d requests failed (%s): running them one by one",
-                      len(batch), error)  # fmt: skip
+            LOG.debug(
+                "merged run of %d requests failed (%s): running them one by one", len(batch), error
+            )
             for task in batch:
                 _settle(task, self.runner.run)
             return

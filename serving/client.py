@@ -41,13 +41,17 @@ class SignatureClient:
 
     def score(self, goals: Sequence[str], states: np.ndarray) -> dict[str, np.ndarray]:
         """One goal per state: goals [B], states float32 [B, D]."""
-        return self.predict("score", {"goals": np.asarray(goals, dtype=object),
-                                      "states": np.asarray(states, np.float32)})  # fmt: skip
+        return self.predict(
+            "score",
+            {"goals": np.asarray(goals, dtype=object), "states": np.asarray(states, np.float32)},
+        )
 
     def scan(self, states: np.ndarray, goals: Sequence[str]) -> dict[str, np.ndarray]:
         """Every state with every goal: states [B, D], goals [K] -> [B, K]."""
-        return self.predict("scan", {"states": np.asarray(states, np.float32),
-                                     "goals": np.asarray(goals, dtype=object)})  # fmt: skip
+        return self.predict(
+            "scan",
+            {"states": np.asarray(states, np.float32), "goals": np.asarray(goals, dtype=object)},
+        )
 
     def __enter__(self):
         return self
@@ -68,9 +72,15 @@ class RewardClient(SignatureClient):
       root_certificates: PEM bytes for TLS (None: plaintext).
     """
 
-    def __init__(self, target: str = "127.0.0.1:8500", model_name: str = "reward",
-                 version: int | None = None, timeout: float = 10.0,
-                 root_certificates: bytes | None = None, version_label: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        target: str = "127.0.0.1:8500",
+        model_name: str = "reward",
+        version: int | None = None,
+        timeout: float = 10.0,
+        root_certificates: bytes | None = None,
+        version_label: str | None = None,
+    ):
         if version is not None and version_label is not None:
             raise ValueError("give a version or a version_label, not both")
         self.channel = (

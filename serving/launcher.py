@@ -17,16 +17,29 @@ def launch(model_base_path: str | os.PathLike, *options: str) -> tuple[subproces
     ``options`` are more server flags (e.g. "--max_batch_size", "64"). Stop it with
     ``process.send_signal(signal.SIGTERM)`` (it drains, then exits with 0).
     """
-    return launch_command([sys.executable, "-m", "serving", "--model_base_path",
-                           str(model_base_path), "--host", "127.0.0.1", "--port", "0", *options])  # fmt: skip
+    return launch_command(
+        [
+            sys.executable,
+            "-m",
+            "serving",
+            "--model_base_path",
+            str(model_base_path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            *options,
+        ]
+    )
 
 
 def launch_command(command: list[str]) -> tuple[subprocess.Popen, str]:
     """Runs a server command that prints "serving 'NAME' on HOST:PORT" once it listens."""
     path = os.pathsep.join(p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p)
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": path}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               env=environment, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment, text=True
+    )
     line = process.stdout.readline()  # "serving 'NAME' on 127.0.0.1:PORT" once listening
     match = _LISTENING.search(line)
     if not line.startswith("serving") or match is None:

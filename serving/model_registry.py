@@ -68,12 +68,18 @@ class ModelRegistry:
       on_available: called (from the loading thread) each time a version becomes AVAILABLE.
     """
 
-    def __init__(self, base_path: str | os.PathLike, warm_up: Callable[[LoadedVersion], None],
-                 poll_seconds: float = 1.0, session_config=None,
-                 batching: BatchingOptions | None = None,
-                 batching_signatures: tuple[str, ...] = ("serving_default", "score"),
-                 num_versions: int = 1, version_labels: dict[str, int] | None = None,
-                 on_available: Callable[[], None] = lambda: None):  # fmt: skip
+    def __init__(
+        self,
+        base_path: str | os.PathLike,
+        warm_up: Callable[[LoadedVersion], None],
+        poll_seconds: float = 1.0,
+        session_config=None,
+        batching: BatchingOptions | None = None,
+        batching_signatures: tuple[str, ...] = ("serving_default", "score"),
+        num_versions: int = 1,
+        version_labels: dict[str, int] | None = None,
+        on_available: Callable[[], None] = lambda: None,
+    ):
         if num_versions < 1:
             raise ValueError(f"num_versions must be at least 1, got {num_versions}")
         self.base_path = pathlib.Path(base_path)

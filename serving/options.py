@@ -30,7 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max_batch_size", "--max-batch-size", type=int, default=65_536)
     parser.add_argument("--max_message_mb", "--max-message-mb", type=int, default=64)
     parser.add_argument(
-        "--workers", type=int, default=8, help="threads running unbatched model calls and REST requests"
+        "--workers",
+        type=int,
+        default=8,
+        help="threads running unbatched model calls and REST requests",
     )
     parser.add_argument(
         "--tensorflow_intra_op_parallelism",

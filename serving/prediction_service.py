@@ -53,8 +53,10 @@ def internal_error_message(error: Exception) -> str:
         _logged.add(key)
     if first:
         LOG.error("unexpected error while serving a request", exc_info=error)
-    return (f"the server failed on this request ({type(error).__name__}); it keeps serving. "
-            "The server's log has the details.")  # fmt: skip
+    return (
+        f"the server failed on this request ({type(error).__name__}); it keeps serving. "
+        "The server's log has the details."
+    )
 
 
 class Predictor:
@@ -179,8 +181,10 @@ class PredictionServicer(prediction_service_pb2_grpc.PredictionServiceServicer):
             await _abort(context, error)
         unknown = set(request.metadata_field) - {"signature_def"}
         if unknown:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                          f"metadata_field {sorted(unknown)} unknown; only 'signature_def' exists")  # fmt: skip
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"metadata_field {sorted(unknown)} unknown; only 'signature_def' exists",
+            )
         signature_map = get_model_metadata_pb2.SignatureDefMap()
         for name, signature in loaded.signature_defs.items():
             signature_map.signature_def[name].CopyFrom(signature)
@@ -201,7 +205,9 @@ class ModelStatusServicer(model_service_pb2_grpc.ModelServiceServicer):
     @answers_cleanly
     async def GetModelStatus(self, request, context):  # noqa: N802
         if request.model_spec.name != self.model_name:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"unknown model {request.model_spec.name!r}")
+            await context.abort(
+                grpc.StatusCode.NOT_FOUND, f"unknown model {request.model_spec.name!r}"
+            )
         states = dict(self.registry.states)
         try:
             wanted = self.registry.requested_version(request.model_spec)

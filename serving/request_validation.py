@@ -30,8 +30,9 @@ def _fits(expected: tf.TensorShape, shape: tuple[int, ...]) -> bool:
     return len(dims) == len(shape) and all(d is None or d == s for d, s in zip(dims, shape))
 
 
-def convert_inputs(request_inputs, specs: dict[str, tf.TensorSpec],
-                   max_batch_size: int) -> dict[str, np.ndarray]:  # fmt: skip
+def convert_inputs(
+    request_inputs, specs: dict[str, tf.TensorSpec], max_batch_size: int
+) -> dict[str, np.ndarray]:
     """The request's TensorProtos as arrays, checked against a signature's input ``specs``.
 
     Checks: missing and extra inputs, dtype, rank and fixed dimensions, batch sizes (first

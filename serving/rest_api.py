@@ -39,8 +39,14 @@ _PATH = re.compile(
     r"(?:/versions/(?P<version>[^/:]+)|/labels/(?P<label>[^/:]+))?"
     r"(?P<action>/metadata|:predict)?/?$"
 )
-_STATE_NAMES = {0: "UNKNOWN", 10: "START", 20: "LOADING", 30: "AVAILABLE", 40: "UNLOADING",
-                50: "END"}  # fmt: skip
+_STATE_NAMES = {
+    0: "UNKNOWN",
+    10: "START",
+    20: "LOADING",
+    30: "AVAILABLE",
+    40: "UNLOADING",
+    50: "END",
+}
 
 
 class HttpError(Exception):
@@ -80,8 +86,11 @@ class RestApi:
     def _route(self, method: str, path: str, body: bytes) -> dict:
         match = _PATH.match(path)
         if match is None:
-            raise HttpError(404, f"no such resource {path!r}: the API is /v1/models/{{name}}"
-                                 "[/versions/{v}|/labels/{l}][/metadata|:predict]")  # fmt: skip
+            raise HttpError(
+                404,
+                f"no such resource {path!r}: the API is /v1/models/{{name}}"
+                "[/versions/{v}|/labels/{l}][/metadata|:predict]",
+            )
         spec = model_pb2.ModelSpec(name=match["name"])
         if match["version"] is not None:
             if not match["version"].isdigit():
@@ -102,20 +111,28 @@ class RestApi:
     # -- status and metadata ------------------------------------------------------------------
     def _status(self, spec) -> dict:
         if spec.name != self.predictor.model_name:
-            raise LookupError(f"unknown model {spec.name!r}; this server serves "
-                              f"{self.predictor.model_name!r}")  # fmt: skip
+            raise LookupError(
+                f"unknown model {spec.name!r}; this server serves " f"{self.predictor.model_name!r}"
+            )
         states = dict(self.registry.states)
         wanted = self.registry.requested_version(spec)
         if wanted is not None:
             if wanted not in states:
                 raise LookupError(f"version {wanted} of {spec.name!r} is unknown")
             states = {wanted: states[wanted]}
-        return {"model_version_status": [
-            {"version": str(version), "state": _STATE_NAMES.get(state, str(state)),
-             "status": {"error_code": "OK" if not message else "UNKNOWN",
-                        "error_message": message}}
-            for version, (state, message) in sorted(states.items())
-        ]}  # fmt: skip
+        return {
+            "model_version_status": [
+                {
+                    "version": str(version),
+                    "state": _STATE_NAMES.get(state, str(state)),
+                    "status": {
+                        "error_code": "OK" if not message else "UNKNOWN",
+                        "error_message": message,
+                    },
+                }
+                for version, (state, message) in sorted(states.items())
+            ]
+        }
 
     def _metadata(self, spec) -> dict:
         loaded = self.predictor.version_for(spec)
@@ -123,10 +140,16 @@ class RestApi:
         for name, signature in loaded.signature_defs.items():
             signature_map.signature_def[name].CopyFrom(signature)
         return {
-            "model_spec": {"name": self.predictor.model_name, "signature_name": "",
-                           "version": str(loaded.version)},  # fmt: skip
-            "metadata": {"signature_def": json_format.MessageToDict(
-                signature_map, preserving_proto_field_name=True)},
+            "model_spec": {
+                "name": self.predictor.model_name,
+                "signature_name": "",
+                "version": str(loaded.version),
+            },
+            "metadata": {
+                "signature_def": json_format.MessageToDict(
+                    signature_map, preserving_proto_field_name=True
+                )
+            },
         }
 
     # -- predict --------------------------------------------------------------------------------
@@ -141,15 +164,22 @@ class RestApi:
             raise LookupError(f"no signature {name!r}; this model has {sorted(loaded.signatures)}")
         specs = runner.input_specs
         if ("instances" in document) == ("inputs" in document):
-            raise RequestError('the body needs exactly one of "instances" (row format) or '
-                               '"inputs" (columnar format)')  # fmt: skip
+            raise RequestError(
+                'the body needs exactly one of "instances" (row format) or '
+                '"inputs" (columnar format)'
+            )
         unknown = set(document) - {"signature_name", "instances", "inputs"}
         if unknown:
-            raise RequestError(f"unknown keys {sorted(unknown)}: the body takes signature_name, "
-                               "instances or inputs")  # fmt: skip
+            raise RequestError(
+                f"unknown keys {sorted(unknown)}: the body takes signature_name, "
+                "instances or inputs"
+            )
         row_format = "instances" in document
-        values = _rows_to_columns(document["instances"], specs) if row_format else \
-            _named(document["inputs"], specs, "inputs")  # fmt: skip
+        values = (
+            _rows_to_columns(document["instances"], specs)
+            if row_format
+            else _named(document["inputs"], specs, "inputs")
+        )
         request = predict_pb2.PredictRequest(model_spec=spec)
         request.model_spec.signature_name = name
         for key, value in values.items():
@@ -205,8 +235,10 @@ def _array(name: str, value, spec: tf.TensorSpec | None) -> np.ndarray:
     try:
         array = np.array(value, dtype=spec.dtype.as_numpy_dtype)
     except (TypeError, ValueError, OverflowError) as error:
-        raise RequestError(f"input {name!r} must hold {spec.dtype.name} values in a regular "
-                           f"nested list: {error}") from None  # fmt: skip
+        raise RequestError(
+            f"input {name!r} must hold {spec.dtype.name} values in a regular "
+            f"nested list: {error}"
+        ) from None
     return array
 
 
@@ -221,8 +253,9 @@ def _strings(name: str, value):
             return base64.b64decode(value["b64"], validate=True)
         except ValueError as error:
             raise RequestError(f"input {name!r}: invalid base64: {error}") from None
-    raise RequestError(f"input {name!r} takes strings (or {{\"b64\": ...}}), got "
-                       f"{type(value).__name__}")  # fmt: skip
+    raise RequestError(
+        f'input {name!r} takes strings (or {{"b64": ...}}), got ' f"{type(value).__name__}"
+    )
 
 
 def _json_value(array: np.ndarray):
@@ -246,7 +279,9 @@ def _columns_to_rows(outputs: dict) -> list:
         return next(iter(outputs.values()))
     sizes = {len(v) if isinstance(v, list) else None for v in outputs.values()}
     if len(sizes) != 1 or None in sizes:
-        raise RequestError("the outputs do not share a batch size: use the columnar format "
-                           '("inputs") for this signature')  # fmt: skip
+        raise RequestError(
+            "the outputs do not share a batch size: use the columnar format "
+            '("inputs") for this signature'
+        )
     count = sizes.pop()
     return [{key: value[i] for key, value in outputs.items()} for i in range(count)]

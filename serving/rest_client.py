@@ -34,19 +34,31 @@ class RestRewardClient(SignatureClient):
       model_name, version, version_label, timeout: as `RewardClient`.
     """
 
-    def __init__(self, url: str = "http://127.0.0.1:8501", model_name: str = "reward",
-                 version: int | None = None, timeout: float = 10.0,
-                 version_label: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        url: str = "http://127.0.0.1:8501",
+        model_name: str = "reward",
+        version: int | None = None,
+        timeout: float = 10.0,
+        version_label: str | None = None,
+    ):
         if version is not None and version_label is not None:
             raise ValueError("give a version or a version_label, not both")
-        where = (f"/versions/{version}" if version is not None
-                 else f"/labels/{version_label}" if version_label is not None else "")  # fmt: skip
+        where = (
+            f"/versions/{version}"
+            if version is not None
+            else f"/labels/{version_label}" if version_label is not None else ""
+        )
         self.base = f"{url.rstrip('/')}/v1/models/{model_name}{where}"
         self.timeout, self.session = timeout, requests.Session()
 
     def _call(self, method: str, suffix: str, body: dict | None = None) -> dict:
-        answer = self.session.request(method, self.base + suffix, timeout=self.timeout,
-                                      data=None if body is None else json.dumps(body))  # fmt: skip
+        answer = self.session.request(
+            method,
+            self.base + suffix,
+            timeout=self.timeout,
+            data=None if body is None else json.dumps(body),
+        )
         try:
             document = answer.json()
         except ValueError:

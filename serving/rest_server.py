@@ -28,8 +28,15 @@ class RestServer:
       workers: threads running `RestApi.handle`.
     """
 
-    def __init__(self, api: RestApi, host: str = "127.0.0.1", port: int = 8501,
-                 framework: str = "aiohttp", max_body_bytes: int = 64 << 20, workers: int = 8):  # fmt: skip
+    def __init__(
+        self,
+        api: RestApi,
+        host: str = "127.0.0.1",
+        port: int = 8501,
+        framework: str = "aiohttp",
+        max_body_bytes: int = 64 << 20,
+        workers: int = 8,
+    ):
         if framework not in FRAMEWORKS:
             raise ValueError(f"rest framework must be one of {FRAMEWORKS}, got {framework!r}")
         self.api, self.host, self.port, self.framework = api, host, port, framework
@@ -105,16 +112,18 @@ class RestServer:
 
         class Handler(web.RequestHandler):
             async def _reply(self):
-                status, payload = await answer(self.request.method, self.request.path,
-                                               self.request.body)  # fmt: skip
+                status, payload = await answer(
+                    self.request.method, self.request.path, self.request.body
+                )
                 self.set_status(status)
                 self.set_header("Content-Type", "application/json")
                 self.finish(payload)
 
             get = post = put = delete = patch = _reply
 
-        server = httpserver.HTTPServer(web.Application([(r"/.*", Handler)]),
-                                       max_body_size=self.max_body_bytes)  # fmt: skip
+        server = httpserver.HTTPServer(
+            web.Application([(r"/.*", Handler)]), max_body_size=self.max_body_bytes
+        )
         sockets = netutil.bind_sockets(self.port, self.host)
         server.add_sockets(sockets)
         self.port = sockets[0].getsockname()[1]

@@ -64,23 +64,43 @@ class ServingProcess:
         ``self.rest.port``), with ``rest_framework`` ("aiohttp" or "tornado").
     """
 
-    def __init__(self, model_base_path: str, model_name: str, host: str = "127.0.0.1",
-                 port: int = 8500, max_batch_size: int = 65_536, max_message_bytes: int = 64 << 20,
-                 workers: int = 8, poll_seconds: float = 1.0, tls: tuple[bytes, bytes] | None = None,
-                 intra_op_threads: int = 0, inter_op_threads: int = 0,
-                 batching: BatchingOptions | None = None,
-                 batching_signatures: tuple[str, ...] = ("serving_default", "score"),
-                 num_versions: int = 1, version_labels: dict[str, int] | None = None,
-                 rest_port: int | None = None, rest_framework: str = "aiohttp"):  # fmt: skip
-        self.registry = ModelRegistry(model_base_path, self._warm_up, poll_seconds,
-                                      session_config(intra_op_threads, inter_op_threads),
-                                      batching, batching_signatures, num_versions,
-                                      version_labels, self._available)  # fmt: skip
+    def __init__(
+        self,
+        model_base_path: str,
+        model_name: str,
+        host: str = "127.0.0.1",
+        port: int = 8500,
+        max_batch_size: int = 65_536,
+        max_message_bytes: int = 64 << 20,
+        workers: int = 8,
+        poll_seconds: float = 1.0,
+        tls: tuple[bytes, bytes] | None = None,
+        intra_op_threads: int = 0,
+        inter_op_threads: int = 0,
+        batching: BatchingOptions | None = None,
+        batching_signatures: tuple[str, ...] = ("serving_default", "score"),
+        num_versions: int = 1,
+        version_labels: dict[str, int] | None = None,
+        rest_port: int | None = None,
+        rest_framework: str = "aiohttp",
+    ):
+        self.registry = ModelRegistry(
+            model_base_path,
+            self._warm_up,
+            poll_seconds,
+            session_config(intra_op_threads, inter_op_threads),
+            batching,
+            batching_signatures,
+            num_versions,
+            version_labels,
+            self._available,
+        )
         self.predictor = Predictor(model_name, self.registry, max_batch_size)
         self.executor = futures.ThreadPoolExecutor(workers, thread_name_prefix="model")
         self._loop = asyncio.new_event_loop()
-        self._loop_thread = threading.Thread(target=self._loop.run_forever, name="grpc-aio",
-                                             daemon=True)  # fmt: skip
+        self._loop_thread = threading.Thread(
+            target=self._loop.run_forever, name="grpc-aio", daemon=True
+        )
         self._loop_thread.start()
         self.health = health.aio.HealthServicer()
         self.port = self._in_loop(self._make_server(model_name, host, port, max_message_bytes, tls))
@@ -88,8 +108,14 @@ class ServingProcess:
             raise OSError(f"cannot listen on {host}:{port} (in use?)")
         self.rest = None
         if rest_port is not None:  # TF Serving's REST API, the same predictor and checks
-            self.rest = RestServer(RestApi(self.predictor, self.registry), host, rest_port,
-                                   rest_framework, max_message_bytes, workers)  # fmt: skip
+            self.rest = RestServer(
+                RestApi(self.predictor, self.registry),
+                host,
+                rest_port,
+                rest_framework,
+                max_message_bytes,
+                workers,
+            )
         self.stopped = threading.Event()
 
     def _in_loop(self, coroutine, timeout: float | None = 60):
@@ -98,8 +124,10 @@ class ServingProcess:
 
     async def _make_server(self, model_name, host, port, max_message_bytes, tls) -> int:
         """Creates the aio server on the loop (it belongs to the loop that made it); the port."""
-        options = [("grpc.max_receive_message_length", max_message_bytes),
-                   ("grpc.max_send_message_length", max_message_bytes)]  # fmt: skip
+        options = [
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", max_message_bytes),
+        ]
         self.server = grpc.aio.server(options=options)
         prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(
             PredictionServicer(self.predictor, self.executor), self.server
@@ -110,8 +138,13 @@ class ServingProcess:
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
         reflection.enable_server_reflection(
-            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME), self.server)  # fmt: skip
+            (
+                *SERVICE_NAMES,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
+            self.server,
+        )
         address = f"{host}:{port}"
         if tls:
             credentials = grpc.ssl_server_credentials([(tls[1], tls[0])])
@@ -164,7 +197,7 @@ class ServingProcess:
 
 
 def parse_version_labels(text: str) -> dict[str, int]:
-    """"stable=3,canary=4" -> {"stable": 3, "canary": 4}; SystemExit naming a bad entry."""
+    """ "stable=3,canary=4" -> {"stable": 3, "canary": 4}; SystemExit naming a bad entry."""
     labels = {}
     for entry in filter(None, (part.strip() for part in text.split(","))):
         name, _, version = entry.partition("=")
@@ -190,17 +223,30 @@ def serve(args: argparse.Namespace) -> int:
     batching = None
     if args.enable_batching:
         try:
-            batching = BatchingOptions(args.batch_max_size, args.batch_timeout_micros,
-                                       args.max_enqueued_batches)  # fmt: skip
+            batching = BatchingOptions(
+                args.batch_max_size, args.batch_timeout_micros, args.max_enqueued_batches
+            )
         except ValueError as error:
             raise SystemExit(str(error)) from None
-    process = ServingProcess(args.model_base_path, args.model_name, args.host, args.port,
-                             args.max_batch_size, args.max_message_mb << 20, args.workers,
-                             args.poll_seconds, tls, args.tensorflow_intra_op_parallelism,
-                             args.tensorflow_inter_op_parallelism, batching,
-                             tuple(n for n in args.batching_signatures.split(",") if n),
-                             args.num_versions, parse_version_labels(args.version_labels),
-                             args.rest_api_port, args.rest_framework).start()  # fmt: skip
+    process = ServingProcess(
+        args.model_base_path,
+        args.model_name,
+        args.host,
+        args.port,
+        args.max_batch_size,
+        args.max_message_mb << 20,
+        args.workers,
+        args.poll_seconds,
+        tls,
+        args.tensorflow_intra_op_parallelism,
+        args.tensorflow_inter_op_parallelism,
+        batching,
+        tuple(n for n in args.batching_signatures.split(",") if n),
+        args.num_versions,
+        parse_version_labels(args.version_labels),
+        args.rest_api_port,
+        args.rest_framework,
+    ).start()
     done = threading.Event()
 
     def drain(signum, frame):
@@ -210,8 +256,13 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, drain)
     signal.signal(signal.SIGINT, drain)
     served = process.registry.served()
-    LOG.info("listening on %s:%s (model %r, version %s)", args.host, process.port,
-             args.model_name, served.version if served else "none yet")  # fmt: skip
+    LOG.info(
+        "listening on %s:%s (model %r, version %s)",
+        args.host,
+        process.port,
+        args.model_name,
+        served.version if served else "none yet",
+    )
     rest = f", REST on {args.host}:{process.rest.port}" if process.rest else ""
     print(f"serving {args.model_name!r} on {args.host}:{process.port}{rest}", flush=True)
     while not done.wait(0.5):  # wakes up for the signal handlers

@@ -40,7 +40,6 @@ class SignatureRunner:
     """
 
     def __init__(self, session: tf.compat.v1.Session, signature):
-        graph = session.graph
         self.input_names = sorted(signature.inputs)
         self.output_names = sorted(signature.outputs)
         self.input_specs = {

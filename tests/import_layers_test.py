@@ -102,7 +102,11 @@ def module_imports(path: pathlib.Path, modules: set[str]) -> set[str]:
     tree = ast.parse(path.read_text())
     names = set()
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("imagine_tf"):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("imagine_tf")
+        ):
             submodules = {f"{node.module}.{alias.name}" for alias in node.names}
             names.update(submodules & modules)
             if submodules - modules:  # names defined in the module itself
@@ -118,8 +122,10 @@ def test_no_module_imports_form_a_cycle():
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         modules[name] = path
-    graph = {name: module_imports(path, set(modules)) & set(modules) - {name}
-             for name, path in modules.items()}  # fmt: skip
+    graph = {
+        name: module_imports(path, set(modules)) & set(modules) - {name}
+        for name, path in modules.items()
+    }
     state: dict[str, int] = {}  # 1: on the current path, 2: done
 
     def visit(name, path):

@@ -29,7 +29,9 @@ def test_stacked_steps_encode_like_the_step_by_step_path():
     _, episode = next(generate_episodes(EpisodeSpec(seed=3), 0, 1, batch_size=4))
     fast = steps_feature.encode_example(episode["steps"])
     slow = tfds.features.Dataset.encode_example(steps_feature, episode["steps"])
-    flat_fast, flat_slow = tfds.core.utils.flatten_nest_dict(fast), tfds.core.utils.flatten_nest_dict(slow)
+    flat_fast, flat_slow = tfds.core.utils.flatten_nest_dict(
+        fast
+    ), tfds.core.utils.flatten_nest_dict(slow)
     assert flat_fast.keys() == flat_slow.keys()
     for key in flat_fast:
         if isinstance(flat_slow[key][0], bytes):  # bytes-encoded tensors: one bytes per step

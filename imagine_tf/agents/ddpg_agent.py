@@ -43,13 +43,25 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
       seed: seed of the exploration noise.
     """
 
-    def __init__(self, time_step_spec, action_spec, actor_network, critic_network,
-                 actor_learning_rate: float = 1e-3, critic_learning_rate: float = 1e-3,
-                 gamma: float = 0.98, polyak: float = 0.95,
-                 target_update_period: int = 50, action_l2: float = 1.0, noise_stddev: float = 0.2,
-                 random_action_probability: float = 0.3, clip_targets: bool = True,
-                 seed: int | None = None, train_step_counter: tf.Variable | None = None,
-                 name: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        time_step_spec,
+        action_spec,
+        actor_network,
+        critic_network,
+        actor_learning_rate: float = 1e-3,
+        critic_learning_rate: float = 1e-3,
+        gamma: float = 0.98,
+        polyak: float = 0.95,
+        target_update_period: int = 50,
+        action_l2: float = 1.0,
+        noise_stddev: float = 0.2,
+        random_action_probability: float = 0.3,
+        clip_targets: bool = True,
+        seed: int | None = None,
+        train_step_counter: tf.Variable | None = None,
+        name: str | None = None,
+    ):
         super().__init__(
             time_step_spec,
             action_spec,
@@ -105,9 +117,13 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
 
     def set_goal_encoder(self, encoder) -> None:
         """Copies a sentence encoder's weights into the actor, critic and both targets."""
-        for network in (self._actor_network, self._critic_network,
-                        self._target_actor_network, self._target_critic_network):  # fmt: skip
-            network.set_encoder_weights(encoder)
+        for goal_network in (
+            self._actor_network,
+            self._critic_network,
+            self._target_actor_network,
+            self._target_critic_network,
+        ):
+            goal_network.set_encoder_weights(encoder)
 
     def td_targets(self, next_time_steps) -> tf.Tensor:
         """y = r + γ d Q′(s′, π′(s′)), clipped to [−1 / (1 − γ), 0]; [B]."""

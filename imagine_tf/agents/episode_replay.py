@@ -67,8 +67,16 @@ class EpisodeReplay:
       seed: sampling seed.
     """
 
-    def __init__(self, capacity: int, episode_length: int, observation_dim: int, action_dim: int = 3,
-                 embedding_dim: int = 100, max_goals: int = 512, seed: int | None = None):  # fmt: skip
+    def __init__(
+        self,
+        capacity: int,
+        episode_length: int,
+        observation_dim: int,
+        action_dim: int = 3,
+        embedding_dim: int = 100,
+        max_goals: int = 512,
+        seed: int | None = None,
+    ):
         if capacity < 1 or episode_length < 1:
             raise ValueError(
                 f"capacity and episode_length must be >= 1, got {capacity}, {episode_length}."
@@ -84,8 +92,14 @@ class EpisodeReplay:
         self.rng = np.random.default_rng(seed)
         self._index_goals()
 
-    def add(self, observations: np.ndarray, actions: np.ndarray, goal_ids: np.ndarray,
-            goal_embeddings: np.ndarray, achieved: np.ndarray) -> np.ndarray:  # fmt: skip
+    def add(
+        self,
+        observations: np.ndarray,
+        actions: np.ndarray,
+        goal_ids: np.ndarray,
+        goal_embeddings: np.ndarray,
+        achieved: np.ndarray,
+    ) -> np.ndarray:
         """Stores B episodes; returns the slots they went to, int64 [B].
 
         Args:
@@ -184,8 +198,11 @@ class EpisodeReplay:
     def state_dict(self, include_episodes: bool = True) -> dict:
         """Everything needed to restore the replay: counters, RNG state and (unless a
         `ReplayCheckpoint` keeps them) the episodes."""
-        state = {"next_index": np.int64(self.next_index), "episodes_added": np.int64(self.episodes_added),
-                 "rng_state": encode_rng_state(self.rng)}  # fmt: skip
+        state = {
+            "next_index": np.int64(self.next_index),
+            "episodes_added": np.int64(self.episodes_added),
+            "rng_state": encode_rng_state(self.rng),
+        }
         if include_episodes:
             used = slice(0, self.size)
             state.update({name: getattr(self, name)[used] for name in EPISODE_FIELDS})

@@ -23,9 +23,14 @@ class GaussianEpsilonPolicy(tf_policy.TFPolicy):
       seed: seed of the noise.
     """
 
-    def __init__(self, wrapped_policy: tf_policy.TFPolicy, noise_stddev: float = 0.2,
-                 random_action_probability: float = 0.3, seed: int | None = None,
-                 name: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        wrapped_policy: tf_policy.TFPolicy,
+        noise_stddev: float = 0.2,
+        random_action_probability: float = 0.3,
+        seed: int | None = None,
+        name: str | None = None,
+    ):
         super().__init__(
             wrapped_policy.time_step_spec,
             wrapped_policy.action_spec,

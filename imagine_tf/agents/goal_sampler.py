@@ -96,7 +96,9 @@ class KnownGoals:
         result[:, self._id_of_column[columns]] = descriptions[:, columns]
         return result
 
-    def sample(self, rng: np.random.Generator, count: int, imagined: bool = False) -> np.ndarray | None:
+    def sample(
+        self, rng: np.random.Generator, count: int, imagined: bool = False
+    ) -> np.ndarray | None:
         """``count`` target ids, uniform with replacement among the discovered (or imagined)
         goals; None if there is none."""
         ids = self.imagined_ids if imagined else self.discovered_ids
@@ -105,8 +107,10 @@ class KnownGoals:
         return ids[rng.integers(0, ids.size, count)]
 
     def state_dict(self) -> dict:
-        return {"sentences": np.array(self.sentences, dtype=object),
-                "imagined": self.imagined[: len(self)].copy()}  # fmt: skip
+        return {
+            "sentences": np.array(self.sentences, dtype=object),
+            "imagined": self.imagined[: len(self)].copy(),
+        }
 
     def load_state_dict(self, state: dict) -> None:
         """Restores the saved goals in their saved order (checkpoints without ``imagined``

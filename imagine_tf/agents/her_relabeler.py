@@ -64,9 +64,9 @@ class LearnedRewardScorer:
 
     def scan(self, states, goal_ids, goal_embeddings):
         structured = self.reward_network.architecture == "ma"  # relabelled states are the env's
-        probabilities = self.reward_network.scan(states, goal_embeddings,
-                                                 playground_states=structured,
-                                                 compute_dtype=self.compute_dtype)  # fmt: skip
+        probabilities = self.reward_network.scan(
+            states, goal_embeddings, playground_states=structured, compute_dtype=self.compute_dtype
+        )
         return probabilities > self.threshold
 
     def score(self, states, goal_ids, goal_embeddings):
@@ -127,13 +127,22 @@ class HerRelabeler:
         (0.5, the reference's p_imagined).
     """
 
-    def __init__(self, scorer: GoalScorer, positive_ratio: float = 0.5, reward_on: str = "current",
-                 seed: int | None = None, final_goal_ratio: float = 0.0,
-                 imagined_share: float = 0.5):  # fmt: skip
+    def __init__(
+        self,
+        scorer: GoalScorer,
+        positive_ratio: float = 0.5,
+        reward_on: str = "current",
+        seed: int | None = None,
+        final_goal_ratio: float = 0.0,
+        imagined_share: float = 0.5,
+    ):
         if reward_on not in ("current", "next"):
             raise ValueError(f"reward_on must be 'current' or 'next', got {reward_on!r}.")
-        for name, value in (("positive_ratio", positive_ratio), ("final_goal_ratio", final_goal_ratio),
-                            ("imagined_share", imagined_share)):  # fmt: skip
+        for name, value in (
+            ("positive_ratio", positive_ratio),
+            ("final_goal_ratio", final_goal_ratio),
+            ("imagined_share", imagined_share),
+        ):
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value}.")
         self.scorer, self.positive_ratio, self.reward_on = scorer, positive_ratio, reward_on
@@ -142,9 +151,13 @@ class HerRelabeler:
             seed if seed is not None else np.random.randint(2**31)
         )
 
-    def sample_candidates(self, num_goals: tf.Tensor, num_candidates: int = 50,
-                          imagined: tf.Tensor | None = None,
-                          imagining: tf.Tensor | bool = False) -> tf.Tensor:  # fmt: skip
+    def sample_candidates(
+        self,
+        num_goals: tf.Tensor,
+        num_candidates: int = 50,
+        imagined: tf.Tensor | None = None,
+        imagining: tf.Tensor | bool = False,
+    ) -> tf.Tensor:
         """Distinct goal ids in [0, num_goals), int64 [K].
 
         Without imagined goals: K = min(num_candidates, num_goals) uniformly. With
@@ -164,9 +177,17 @@ class HerRelabeler:
         discovered_first = tf.argsort(tf.where(imagined, 2.0, keys))[:from_discovered]
         return tf.cast(tf.concat([imagined_first, discovered_first], axis=0), tf.int64)
 
-    def relabel(self, states, next_states, goal_ids, goal_embeddings, candidate_ids,
-                candidate_embeddings, final_goal_ids=None,
-                final_goal_embeddings=None) -> Relabelled:  # fmt: skip
+    def relabel(
+        self,
+        states,
+        next_states,
+        goal_ids,
+        goal_embeddings,
+        candidate_ids,
+        candidate_embeddings,
+        final_goal_ids=None,
+        final_goal_embeddings=None,
+    ) -> Relabelled:
         """Relabels B transitions (states [B, D], goals ids [B] / embeddings [B, E]) with K
         candidates (ids [K], embeddings [K, E]); with φ > 0, ``final_goal_ids`` [B] (−1: none)
         and ``final_goal_embeddings`` [B, E] are the goals the episodes were drawn for."""

@@ -85,14 +85,19 @@ def run_beam_build_benchmark(
         "config": "scripted_mixture",
         "expected_split_episodes": split_sizes(num_episodes),
         "plain": plain,
-        "beam": {"pipeline_options": options, **beam,
-                 "max_rss_bytes": {"driver": _max_rss(resource.RUSAGE_SELF),
-                                   "largest_worker": _max_rss(resource.RUSAGE_CHILDREN)}},
-        "beam_speedup": None if same is None else round(
-            plain["build_seconds"] / beam["build_seconds"], 2
+        "beam": {
+            "pipeline_options": options,
+            **beam,
+            "max_rss_bytes": {
+                "driver": _max_rss(resource.RUSAGE_SELF),
+                "largest_worker": _max_rss(resource.RUSAGE_CHILDREN),
+            },
+        },
+        "beam_speedup": (
+            None if same is None else round(plain["build_seconds"] / beam["build_seconds"], 2)
         ),
         "same_episodes": same,
-    }  # fmt: skip
+    }
 
 
 def _max_rss(who: int) -> int:

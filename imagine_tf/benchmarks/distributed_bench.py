@@ -42,8 +42,9 @@ def _publish(learner: Learner, container: VariableContainer) -> None:
     container.push(learner.snapshot().to_arrays())
 
 
-def _start(learner: Learner, root: pathlib.Path, actors: int, queue_cycles: int,
-           reader_count: int = 2) -> tuple[RunProcesses, EpisodeReader, VariableContainer]:
+def _start(
+    learner: Learner, root: pathlib.Path, actors: int, queue_cycles: int, reader_count: int = 2
+) -> tuple[RunProcesses, EpisodeReader, VariableContainer]:
     """A replay server process with a queue of ``queue_cycles`` batches and ``actors`` actor
     processes, returned once each actor has written its first batches (TensorFlow started,
     policy traced) and the queue is drained."""
@@ -92,8 +93,11 @@ def _learner_rates(learner: Learner, root: pathlib.Path, actors: int, seconds: f
             episodes += len(batch)
         elapsed = time.perf_counter() - start
         updates = int(learner.agent.train_step_counter.numpy()) - updates_before
-        return {"updates_per_s": updates / elapsed, "episodes_per_s": episodes / elapsed,
-                "learner_waiting_share": waiting / elapsed}  # fmt: skip
+        return {
+            "updates_per_s": updates / elapsed,
+            "episodes_per_s": episodes / elapsed,
+            "learner_waiting_share": waiting / elapsed,
+        }
     finally:
         processes.stop()
         container.close()
@@ -118,7 +122,9 @@ def run_distributed_benchmark(quick: bool = False) -> dict:
     alone = (20 if quick else 100) / (time.perf_counter() - start)
     with tempfile.TemporaryDirectory(prefix="imagine_bench_") as scratch:
         collection = {
-            count: _collection_rate(learner, pathlib.Path(scratch) / f"idle_{count}", count, seconds)
+            count: _collection_rate(
+                learner, pathlib.Path(scratch) / f"idle_{count}", count, seconds
+            )
             for count in (1, 2)
         }
         running = {
@@ -129,14 +135,27 @@ def run_distributed_benchmark(quick: bool = False) -> dict:
     per_actor = collection[1]
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "tensorflow": tf.__version__},  # fmt: skip
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "tensorflow": tf.__version__,
+        },
         "how": "replay server and actors: separate processes (actors with 1 TensorFlow thread "
         "each), learner: this process, all cores; one machine, nothing else running; "
         f"windows of {seconds:.0f} s after each actor wrote its first batches",
-        "config": {key: getattr(config, key) for key in (
-            "architecture", "reward", "episodes_per_cycle", "updates_per_cycle", "batch_size",
-            "num_candidates", "compute_dtype", "queue_cycles")},  # fmt: skip
+        "config": {
+            key: getattr(config, key)
+            for key in (
+                "architecture",
+                "reward",
+                "episodes_per_cycle",
+                "updates_per_cycle",
+                "batch_size",
+                "num_candidates",
+                "compute_dtype",
+                "queue_cycles",
+            )
+        },
         "collection_episodes_per_s_learner_idle": {str(k): v for k, v in collection.items()},
         "collection_speedup_2_over_1": collection[2] / collection[1],
         "learner_running": {str(k): v for k, v in running.items()},

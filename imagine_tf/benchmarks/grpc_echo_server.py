@@ -22,8 +22,10 @@ class EchoServicer(prediction_service_pb2_grpc.PredictionServiceServicer):
 
 
 def main() -> None:
-    options = [("grpc.max_receive_message_length", MESSAGE_BYTES),
-               ("grpc.max_send_message_length", MESSAGE_BYTES)]  # fmt: skip
+    options = [
+        ("grpc.max_receive_message_length", MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MESSAGE_BYTES),
+    ]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16), options=options)
     prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(EchoServicer(), server)
     port = server.add_insecure_port("127.0.0.1:0")

@@ -20,24 +20,34 @@ from imagine_tf.benchmarks.timing import resident_mb, run_together, timed
 
 
 def _one_pair_body(states: np.ndarray) -> bytes:
-    return json.dumps({"signature_name": "score",
-                       "instances": [{"goals": "Grasp red cat", "states": states[0].tolist()}]}).encode()  # fmt: skip
+    return json.dumps(
+        {
+            "signature_name": "score",
+            "instances": [{"goals": "Grasp red cat", "states": states[0].tolist()}],
+        }
+    ).encode()
 
 
 def _batch_body(states: np.ndarray) -> bytes:
-    return json.dumps({"signature_name": "score", "inputs": {
-        "goals": ["Grasp red cat"] * len(states), "states": states.tolist()}}).encode()  # fmt: skip
+    return json.dumps(
+        {
+            "signature_name": "score",
+            "inputs": {"goals": ["Grasp red cat"] * len(states), "states": states.tolist()},
+        }
+    ).encode()
 
 
-def rest_measures(base: str, framework: str, states_one: np.ndarray, states_big: np.ndarray,
-                  quick: bool) -> dict:  # fmt: skip
+def rest_measures(
+    base: str, framework: str, states_one: np.ndarray, states_big: np.ndarray, quick: bool
+) -> dict:
     """One framework's latency and batch throughput (server-side batching off, 1 client)."""
     import requests
 
     from serving.launcher import launch
 
-    server, _ = launch(base, "--workers", "16", "--rest_api_port", "0",
-                       "--rest_framework", framework)  # fmt: skip
+    server, _ = launch(
+        base, "--workers", "16", "--rest_api_port", "0", "--rest_framework", framework
+    )
     url = f"{server.rest_url}/v1/models/reward:predict"
     try:
         session = requests.Session()
@@ -54,16 +64,27 @@ def rest_measures(base: str, framework: str, states_one: np.ndarray, states_big:
         server.terminate()
         server.wait(timeout=60)
     p50, p99 = np.percentile(latency, [50, 99])
-    return {"framework": framework, "server_flags": "batching off", "clients": 1,
-            "one_pair_row_format": {"calls": len(latency), "p50_ms": round(p50, 3),
-                                    "p99_ms": round(p99, 3), "max_ms": round(float(latency.max()), 3)},
-            "batch_1024_columnar": {"calls": len(big_times),
-                                    "median_ms": round(float(np.median(big_times)) * 1e3, 2),
-                                    "pairs_per_s": round(1024 / float(np.median(big_times)))}}  # fmt: skip
+    return {
+        "framework": framework,
+        "server_flags": "batching off",
+        "clients": 1,
+        "one_pair_row_format": {
+            "calls": len(latency),
+            "p50_ms": round(p50, 3),
+            "p99_ms": round(p99, 3),
+            "max_ms": round(float(latency.max()), 3),
+        },
+        "batch_1024_columnar": {
+            "calls": len(big_times),
+            "median_ms": round(float(np.median(big_times)) * 1e3, 2),
+            "pairs_per_s": round(1024 / float(np.median(big_times))),
+        },
+    }
 
 
-def mixed_soak(base: str, framework: str, grpc_request, states_one: np.ndarray, clients: int,
-               seconds: float) -> dict:  # fmt: skip
+def mixed_soak(
+    base: str, framework: str, grpc_request, states_one: np.ndarray, clients: int, seconds: float
+) -> dict:
     """``clients`` concurrent clients, half REST and half gRPC, for ``seconds``."""
     import grpc
     import requests
@@ -71,8 +92,9 @@ def mixed_soak(base: str, framework: str, grpc_request, states_one: np.ndarray, 
 
     from serving.launcher import launch
 
-    server, target = launch(base, "--workers", "16", "--rest_api_port", "0",
-                            "--rest_framework", framework)  # fmt: skip
+    server, target = launch(
+        base, "--workers", "16", "--rest_api_port", "0", "--rest_framework", framework
+    )
     url, body = f"{server.rest_url}/v1/models/reward:predict", _one_pair_body(states_one)
     counts, errors = {"rest": 0, "grpc": 0}, []
     lock, stop = threading.Lock(), time.perf_counter() + seconds
@@ -107,9 +129,18 @@ def mixed_soak(base: str, framework: str, grpc_request, states_one: np.ndarray, 
     finally:
         server.terminate()
         exit_status = server.wait(timeout=60)
-    return {"framework": framework, "clients": clients, "rest_clients": clients // 2,
-            "grpc_clients": clients - clients // 2, "server_flags": "batching off",
-            "seconds": round(elapsed, 1), "rest_requests": counts["rest"],
-            "grpc_requests": counts["grpc"], "errors": len(errors),
-            "error_kinds": sorted(set(errors)), "server_rss_mb_before": round(rss_before, 1),
-            "server_rss_mb_after": round(rss_after, 1), "server_exit_status": exit_status}  # fmt: skip
+    return {
+        "framework": framework,
+        "clients": clients,
+        "rest_clients": clients // 2,
+        "grpc_clients": clients - clients // 2,
+        "server_flags": "batching off",
+        "seconds": round(elapsed, 1),
+        "rest_requests": counts["rest"],
+        "grpc_requests": counts["grpc"],
+        "errors": len(errors),
+        "error_kinds": sorted(set(errors)),
+        "server_rss_mb_before": round(rss_before, 1),
+        "server_rss_mb_after": round(rss_after, 1),
+        "server_exit_status": exit_status,
+    }

@@ -37,8 +37,15 @@ import tensorflow as tf
 from imagine_tf.benchmarks.rest_bench import mixed_soak, rest_measures
 from imagine_tf.benchmarks.timing import resident_mb, run_together, timed
 
-TARGETS = {"p50_ms": 2.0, "p99_ms": 5.0, "pairs_per_s_batch_1024": 100_000, "ratio_batch_1024": 1.2,
-           "rest_p50_ms": 3.0, "rest_p99_ms": 8.0, "batching_16_clients_requests_per_s": 2_000}  # fmt: skip
+TARGETS = {
+    "p50_ms": 2.0,
+    "p99_ms": 5.0,
+    "pairs_per_s_batch_1024": 100_000,
+    "ratio_batch_1024": 1.2,
+    "rest_p50_ms": 3.0,
+    "rest_p99_ms": 8.0,
+    "batching_16_clients_requests_per_s": 2_000,
+}
 
 
 def _request(goals, states, predict_pb2, model_pb2):
@@ -68,9 +75,14 @@ def _concurrent(target: str, clients: int, seconds: float, request) -> dict:
                 errors.append(error.code().name)
 
     elapsed = run_together([functools.partial(loop, k) for k in range(clients)])
-    return {"clients": clients, "seconds": round(elapsed, 1), "requests": sum(counts),
-            "requests_per_s": round(sum(counts) / elapsed, 1), "errors": len(errors),
-            "error_codes": sorted(set(errors))}  # fmt: skip
+    return {
+        "clients": clients,
+        "seconds": round(elapsed, 1),
+        "requests": sum(counts),
+        "requests_per_s": round(sum(counts) / elapsed, 1),
+        "errors": len(errors),
+        "error_codes": sorted(set(errors)),
+    }
 
 
 def _with_batching(base, one, quick: bool) -> dict:
@@ -88,9 +100,11 @@ def _with_batching(base, one, quick: bool) -> dict:
     finally:
         server.terminate()
         server.wait(timeout=60)
-    return {"server_flags": "--enable_batching (max 1024 rows, timeout 0)",
-            "one_pair_p50_ms": round(float(np.median(latency)), 3),
-            "concurrent_16_clients_batch_1": concurrent}  # fmt: skip
+    return {
+        "server_flags": "--enable_batching (max 1024 rows, timeout 0)",
+        "one_pair_p50_ms": round(float(np.median(latency)), 3),
+        "concurrent_16_clients_batch_1": concurrent,
+    }
 
 
 def _echo_floor(one, big, quick: bool) -> dict:
@@ -112,8 +126,10 @@ def _echo_floor(one, big, quick: bool) -> dict:
     finally:
         process.kill()
         process.wait()
-    return {"batch_1_ms": round(float(np.median(one_times)) * 1e3, 3),
-            "batch_1024_ms": round(float(np.median(big_times)) * 1e3, 2)}  # fmt: skip
+    return {
+        "batch_1_ms": round(float(np.median(one_times)) * 1e3, 3),
+        "batch_1024_ms": round(float(np.median(big_times)) * 1e3, 2),
+    }
 
 
 def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> dict:
@@ -172,8 +188,10 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
         floor = _echo_floor(one, big, quick)
         batched = _with_batching(base, one, quick)
         one_state = tf.make_ndarray(one.inputs["states"])
-        rest = {framework: rest_measures(base, framework, one_state, big_states, quick)
-                for framework in FRAMEWORKS}  # fmt: skip
+        rest = {
+            framework: rest_measures(base, framework, one_state, big_states, quick)
+            for framework in FRAMEWORKS
+        }
         fastest = max(FRAMEWORKS, key=lambda f: rest[f]["batch_1024_columnar"]["pairs_per_s"])
         mixed = mixed_soak(base, fastest, one, one_state, 64, soak_seconds)
     p50, p99 = np.percentile(latency, [50, 99])
@@ -181,11 +199,21 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "tensorflow": tf.__version__},
         "setup": "server and client on the same 2-core machine, loopback; MA reward, N = 3, signature score",
-        "one_pair": {"server_flags": "batching off", "clients": 1,
-                     "calls": calls, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3),
-                     "max_ms": round(float(latency.max()), 3)},  # fmt: skip
-        "batch_1024": {"server_flags": "batching off", "clients": 1, "calls": len(big_times), "median_ms": round(float(np.median(big_times)) * 1e3, 2),
-                       "pairs_per_s": round(1024 / float(np.median(big_times)))},  # fmt: skip
+        "one_pair": {
+            "server_flags": "batching off",
+            "clients": 1,
+            "calls": calls,
+            "p50_ms": round(p50, 3),
+            "p99_ms": round(p99, 3),
+            "max_ms": round(float(latency.max()), 3),
+        },
+        "batch_1024": {
+            "server_flags": "batching off",
+            "clients": 1,
+            "calls": len(big_times),
+            "median_ms": round(float(np.median(big_times)) * 1e3, 2),
+            "pairs_per_s": round(1024 / float(np.median(big_times))),
+        },
         "concurrent_16_clients_batch_1": {
             "server_flags": "batching off",
             **concurrent,
@@ -194,8 +222,10 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
         "ratio_grpc_to_in_process": {
             "batch_1": round(float(np.median(latency / 1e3) / np.median(local_one_times)), 2),
             "batch_1024": round(float(np.median(big_times) / np.median(local_big_times)), 3),
-            "in_process_ms": {"batch_1": round(float(np.median(local_one_times)) * 1e3, 3),
-                              "batch_1024": round(float(np.median(local_big_times)) * 1e3, 2)},  # fmt: skip
+            "in_process_ms": {
+                "batch_1": round(float(np.median(local_one_times)) * 1e3, 3),
+                "batch_1024": round(float(np.median(local_big_times)) * 1e3, 2),
+            },
             "in_process_session_ms": {
                 "batch_1": round(float(np.median(session_one_times)) * 1e3, 3),
                 "batch_1024": round(float(np.median(session_big_times)) * 1e3, 2),

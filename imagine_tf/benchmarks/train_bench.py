@@ -39,10 +39,18 @@ from imagine_tf.training.learner import Learner
 from imagine_tf.training.loop import train_epoch
 from imagine_tf.training.train_eval import in_process_actor
 
-REFERENCE = {"updates_per_s_one_core": 12, "collection_steps_per_s_one_core": 2_360,
-             "epoch_core_seconds": 1_500, "reward_retraining_seconds": [45, 79]}  # fmt: skip
-TARGETS = {"updates_per_s_one_core": 40, "collection_steps_per_s": 50_000, "epoch_seconds": 60,
-           "reward_retraining_seconds": 20}  # fmt: skip
+REFERENCE = {
+    "updates_per_s_one_core": 12,
+    "collection_steps_per_s_one_core": 2_360,
+    "epoch_core_seconds": 1_500,
+    "reward_retraining_seconds": [45, 79],
+}
+TARGETS = {
+    "updates_per_s_one_core": 40,
+    "collection_steps_per_s": 50_000,
+    "epoch_seconds": 60,
+    "reward_retraining_seconds": 20,
+}
 
 
 def _updates_per_second(learner, count: int) -> float:
@@ -67,8 +75,9 @@ def _collection_steps_per_second(learner, batch_size: int, repeats: int = 3) -> 
     """Exploring env steps/s of the actor on ``batch_size`` scenes at once (the learner's
     goals, through the same PyDriver path as training)."""
     # exploring only: the one policy traced before the timing is the one timed
-    config = dataclasses.replace(learner.config, episodes_per_cycle=batch_size,
-                                 exploit_probability=0.0)  # fmt: skip
+    config = dataclasses.replace(
+        learner.config, episodes_per_cycle=batch_size, exploit_probability=0.0
+    )
     actor = EpisodeActor(RunBuilder(config), learner.agent.actor_network)
     actor.set_goals(learner.goal_view())
     actor.collect()  # tracing
@@ -78,8 +87,9 @@ def _collection_steps_per_second(learner, batch_size: int, repeats: int = 3) -> 
     return repeats * batch_size * actor.env.config.episode_length / (time.perf_counter() - start)
 
 
-def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
-                        reward_patience: int = 15) -> dict:  # fmt: skip
+def run_train_benchmark(
+    quick: bool = False, compute_dtype: str = "float32", reward_patience: int = 15
+) -> dict:
     """Measures the loop; ``quick`` shrinks the epoch (for tests); ``compute_dtype`` is
     `TrainConfig.compute_dtype` (the actor, critic and relabelling precision);
     ``reward_patience`` is `TrainConfig.reward_patience` (15: the reference's early stopping)."""
@@ -87,8 +97,12 @@ def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
 
     matmul_speedup = bfloat16_matmul_speedup()  # before any training: what "auto" would see
     cycles = 5 if quick else 50
-    config = TrainConfig(cycles_per_epoch=cycles, reward_max_epochs=2 if quick else 100,
-                         compute_dtype=compute_dtype, reward_patience=reward_patience)  # fmt: skip
+    config = TrainConfig(
+        cycles_per_epoch=cycles,
+        reward_max_epochs=2 if quick else 100,
+        compute_dtype=compute_dtype,
+        reward_patience=reward_patience,
+    )
     learner = Learner(RunBuilder(config))
     source = in_process_actor(learner)
     warm_up = train_epoch(learner, source)  # tracing, first discoveries, first reward update
@@ -109,11 +123,15 @@ def run_train_benchmark(quick: bool = False, compute_dtype: str = "float32",
             "tensorflow": tf.__version__,
             "bfloat16_matmul_speedup": round(matmul_speedup, 2),  # compute_dtype "auto"'s probe
         },
-        "config": {"cycles_per_epoch": cycles, "episodes_per_epoch": episodes,
-                   "updates_per_epoch": cycles * config.updates_per_cycle, "batch_size": config.batch_size,
-                   "num_candidates": config.num_candidates,
-                   "compute_dtype": config.compute_dtype,
-                   "reward_patience": config.reward_patience},  # fmt: skip
+        "config": {
+            "cycles_per_epoch": cycles,
+            "episodes_per_epoch": episodes,
+            "updates_per_epoch": cycles * config.updates_per_cycle,
+            "batch_size": config.batch_size,
+            "num_candidates": config.num_candidates,
+            "compute_dtype": config.compute_dtype,
+            "reward_patience": config.reward_patience,
+        },
         "warm_up_epoch": warm_up,
         "epoch": epoch,
         "epoch_seconds": sum(v for k, v in epoch.items() if k.startswith("seconds_")),

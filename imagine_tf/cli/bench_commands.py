@@ -8,6 +8,7 @@ import json
 
 from imagine_tf.cli.common import UsageError, limit_threads
 
+
 def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
 
@@ -81,10 +82,17 @@ def add_commands(commands) -> None:
     bench.add_argument("--out", help="also write the JSON results to this file")
     bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
     # precision.COMPUTE_DTYPES, spelled out: the CLI does not import TensorFlow to parse flags.
-    bench.add_argument("--compute-dtype", choices=("float32", "bfloat16"), default="float32",
-                       help="train: the actor / critic / relabelling precision "
-                            "(TrainConfig.compute_dtype)")  # fmt: skip
-    bench.add_argument("--reward-patience", type=int, default=15,
-                       help="train: reward-epochs without a better held-out F1 before the reward "
-                            "retraining stops (TrainConfig.reward_patience; 15: the reference)")  # fmt: skip
+    bench.add_argument(
+        "--compute-dtype",
+        choices=("float32", "bfloat16"),
+        default="float32",
+        help="train: the actor / critic / relabelling precision " "(TrainConfig.compute_dtype)",
+    )
+    bench.add_argument(
+        "--reward-patience",
+        type=int,
+        default=15,
+        help="train: reward-epochs without a better held-out F1 before the reward "
+        "retraining stops (TrainConfig.reward_patience; 15: the reference)",
+    )
     bench.set_defaults(run=_bench_command)

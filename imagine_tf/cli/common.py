@@ -57,8 +57,9 @@ def gin_configured(args: argparse.Namespace, module, make):
         raise UsageError(f"bad gin configuration: {error}{GIN_HINT}") from None
 
 
-def command_line(name: str, args: argparse.Namespace, leading: Sequence[str] = (),
-                 trailing: Sequence[str] = ()) -> str:  # fmt: skip
+def command_line(
+    name: str, args: argparse.Namespace, leading: Sequence[str] = (), trailing: Sequence[str] = ()
+) -> str:
     """The ``imagine-tf NAME`` command line of ``args``, for a record: the ``leading`` flags,
     the gin files and bindings, then the ``trailing`` flags (argparse destinations; those
     without a value are left out, lists are space-separated)."""
@@ -100,9 +101,14 @@ def add_gin_flags(parser: argparse.ArgumentParser) -> None:
         "--gin-file", "--gin_file", action="append", default=[], help="e.g. configs/playground.gin"
     )
     parser.add_argument(
-        "--gin-binding", "--gin_binding", "--gin_bindings", "--gin-bindings", action="append",
-        default=[], help='e.g. "make_env.num_objects = 5"',
-    )  # fmt: skip
+        "--gin-binding",
+        "--gin_binding",
+        "--gin_bindings",
+        "--gin-bindings",
+        action="append",
+        default=[],
+        help='e.g. "make_env.num_objects = 5"',
+    )
 
 
 class _GinSettingFlag(argparse.Action):
@@ -125,8 +131,9 @@ def add_gin_setting_flags(parser: argparse.ArgumentParser, settings: dict[str, s
     """Makes each flag of ``settings`` ({flag: what to use instead, e.g. a `gin_binding`}) an
     error that says what to use, and lists them at the end of the command's help."""
     for flag, instead in settings.items():
-        parser.add_argument(flag, action=_GinSettingFlag, dest=f"gin_setting_{flag}",
-                            instead=instead)  # fmt: skip
+        parser.add_argument(
+            flag, action=_GinSettingFlag, dest=f"gin_setting_{flag}", instead=instead
+        )
     lines = [f"  {flag:<22} {instead}" for flag, instead in settings.items()]
     parser.epilog = "Model and training settings are gin bindings:\n" + "\n".join(lines)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter

@@ -46,8 +46,11 @@ def _replay_server_command(args: argparse.Namespace) -> int:
     def ready(server) -> None:
         record = {"port": server.port, "queue_capacity": server.queue_capacity}
         (root / "replay_server.json").write_text(json.dumps(record))
-        print(f"imagine-tf replay-server: serving on port {server.port} (all interfaces); "
-              f"queue of {server.queue_capacity} batches. Stop with Ctrl-C.", flush=True)  # fmt: skip
+        print(
+            f"imagine-tf replay-server: serving on port {server.port} (all interfaces); "
+            f"queue of {server.queue_capacity} batches. Stop with Ctrl-C.",
+            flush=True,
+        )
 
     serve_forever(args.port, config.queue_cycles, on_ready=ready)
     return 0
@@ -59,11 +62,14 @@ def _learner_command(args: argparse.Namespace) -> int:
     checked_address(args.replay_server)  # before TensorFlow starts
     limit_threads(args.threads)
     if _train_config(args, args.root_dir) is None:
-        raise UsageError(f"no configuration: give --gin-file (or resume a run: {args.root_dir} "
-                         "has no config.gin)")  # fmt: skip
+        raise UsageError(
+            f"no configuration: give --gin-file (or resume a run: {args.root_dir} "
+            "has no config.gin)"
+        )
     kwargs = {"num_epochs": args.num_epochs} if args.num_epochs else {}
-    records = train_eval.train_eval(args.root_dir, replay_server=args.replay_server,
-                                    retry_seconds=args.retry_seconds, **kwargs)  # fmt: skip
+    records = train_eval.train_eval(
+        args.root_dir, replay_server=args.replay_server, retry_seconds=args.retry_seconds, **kwargs
+    )
     print(json.dumps(records[-1] if records else {"note": "already trained"}, indent=1))
     return 0
 
@@ -83,8 +89,14 @@ def _actor_command(args: argparse.Namespace) -> int:
         print(f"imagine-tf actor {args.actor_id}: {message}", flush=True)
 
     with StopOnSignals(stop):
-        stats = run_actor(args.replay_server, args.actor_id, config, stop,
-                          retry_seconds=args.retry_seconds, log=log)  # fmt: skip
+        stats = run_actor(
+            args.replay_server,
+            args.actor_id,
+            config,
+            stop,
+            retry_seconds=args.retry_seconds,
+            log=log,
+        )
     log(f"stopped after {stats.batches} batches ({stats.episodes} episodes)")
     return 0
 
@@ -92,8 +104,12 @@ def _actor_command(args: argparse.Namespace) -> int:
 def add_commands(commands) -> None:
     """Adds replay-server, learner and actor to the `imagine-tf` subcommands."""
     server = commands.add_parser("replay-server", help="the Reverb replay server of a run")
-    server.add_argument("--root-dir", "--root_dir", required=True,
-                        help="the run (its config.gin sets the queue's size)")  # fmt: skip
+    server.add_argument(
+        "--root-dir",
+        "--root_dir",
+        required=True,
+        help="the run (its config.gin sets the queue's size)",
+    )
     server.add_argument("--port", type=int, default=DEFAULT_PORT)
     add_gin_flags(server)
     server.set_defaults(run=reported_errors(_replay_server_command))
@@ -103,8 +119,12 @@ def add_commands(commands) -> None:
     learner.add_argument("--replay-server", required=True, metavar="HOST:PORT")
     learner.add_argument("--num-epochs", "--num_epochs", type=int)
     learner.add_argument("--threads", type=int)
-    learner.add_argument("--retry-seconds", type=float, default=60.0,
-                         help="how long to retry a replay server that does not answer (60)")  # fmt: skip
+    learner.add_argument(
+        "--retry-seconds",
+        type=float,
+        default=60.0,
+        help="how long to retry a replay server that does not answer (60)",
+    )
     add_gin_flags(learner)
     learner.set_defaults(run=reported_errors(_learner_command))
 
@@ -112,8 +132,12 @@ def add_commands(commands) -> None:
     actor.add_argument("--replay-server", required=True, metavar="HOST:PORT")
     actor.add_argument("--actor-id", type=int, default=0)
     actor.add_argument("--threads", type=int, default=1, help="TensorFlow threads (1)")
-    actor.add_argument("--retry-seconds", type=float, default=60.0,
-                       help="how long to retry a replay server that does not answer (60)")  # fmt: skip
+    actor.add_argument(
+        "--retry-seconds",
+        type=float,
+        default=60.0,
+        help="how long to retry a replay server that does not answer (60)",
+    )
     add_gin_flags(actor)
     actor.set_defaults(run=reported_errors(_actor_command))
 
@@ -134,8 +158,11 @@ def reported_errors(command):
             print(f"imagine-tf {args.command}: error: {error}", file=sys.stderr)
             return 1
         except TrainingStopped:
-            print(f"imagine-tf {args.command}: stopped; the last checkpoint stands (run the "
-                  "same command to resume).", file=sys.stderr)  # fmt: skip
+            print(
+                f"imagine-tf {args.command}: stopped; the last checkpoint stands (run the "
+                "same command to resume).",
+                file=sys.stderr,
+            )
             return 130
 
     return run

@@ -56,8 +56,10 @@ def _experiment_command(args: argparse.Namespace) -> int:
     print(f"wrote {out_dir / spec.name}.json, .md, .png: {finished} of {len(cells)} cells")
     for test in record["comparisons"]:
         if test["p"] is not None:
-            print(f"  {test['a']} vs {test['b']}, {test['metric']}: difference "
-                  f"{test['difference']:+.3f}, p = {test['p']:.2g}")  # fmt: skip
+            print(
+                f"  {test['a']} vs {test['b']}, {test['metric']}: difference "
+                f"{test['difference']:+.3f}, p = {test['p']:.2g}"
+            )
     return 0
 
 
@@ -66,10 +68,12 @@ def add_commands(commands) -> None:
         "experiment", help="run a grid of configurations x seeds (resumable) and report it"
     )
     experiment.add_argument("name", help="an experiment of configs/experiments/ or a .gin file")
-    experiment.add_argument("--parallel", type=int, default=1,
-                            help="cells at once, one thread each (default 1)")  # fmt: skip
-    experiment.add_argument("--report", action="store_true",
-                            help="only aggregate the finished cells (no training)")  # fmt: skip
+    experiment.add_argument(
+        "--parallel", type=int, default=1, help="cells at once, one thread each (default 1)"
+    )
+    experiment.add_argument(
+        "--report", action="store_true", help="only aggregate the finished cells (no training)"
+    )
     experiment.add_argument("--list", action="store_true", help="list the cells and their state")
     experiment.add_argument("--seeds", type=int, help="override the experiment's seed count")
     experiment.add_argument("--root-dir", help="default: runs/experiments/NAME")

@@ -43,8 +43,11 @@ def _row(goal: str) -> dict:
 
     achievable = goal in set(grammar.one_object_goals() + grammar.relational_goals())
     split = "test" if grammar.is_test_goal(goal) else "train"
-    return {"goal": goal, "split": split if achievable else "not achievable",
-            "type": grammar.generalization_type(goal) if achievable else None}  # fmt: skip
+    return {
+        "goal": goal,
+        "split": split if achievable else "not achievable",
+        "type": grammar.generalization_type(goal) if achievable else None,
+    }
 
 
 def _label(row: dict) -> str:
@@ -79,8 +82,10 @@ def _imagined_command(args: argparse.Namespace) -> int:
     from imagine_tf.language.goal_invention import GoalImagination, coverage
 
     if args.split != "all" or args.type is not None or args.relational:
-        raise UsageError("--imagined lists invented goals; --split, --type and --relational "
-                         "do not apply (use --known FILE to choose the known goals).")  # fmt: skip
+        raise UsageError(
+            "--imagined lists invented goals; --split, --type and --relational "
+            "do not apply (use --known FILE to choose the known goals)."
+        )
     known = _known_goals(args.known)
     imagination = GoalImagination("cgh")
     invented = imagination.update(known)
@@ -88,15 +93,26 @@ def _imagined_command(args: argparse.Namespace) -> int:
     rows = [_row(g) for g in invented]
     if args.json:
         summary = {k: v for k, v in figures.items() if k not in ("not_achievable",)}
-        print(json.dumps({"known_goals": len(known), **summary,
-                          "classes": imagination.heuristic.classes(), "goals": rows}, indent=1))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "known_goals": len(known),
+                    **summary,
+                    "classes": imagination.heuristic.classes(),
+                    "goals": rows,
+                },
+                indent=1,
+            )
+        )
         return 0
     for row in rows:
         print(f"{row['goal']:<40s} {_label(row)}")
-    print(f"# {figures['imagined']} goals invented from {len(known)} known goals (CGH); "
-          f"{figures['test_goals_found']} of the {figures['test_goals']} test goals "
-          f"({figures['test_coverage']:.1%}), {figures['share_of_imagined_in_test']:.1%} of the "
-          f"invented goals are test goals, {len(figures['not_achievable'])} not achievable")  # fmt: skip
+    print(
+        f"# {figures['imagined']} goals invented from {len(known)} known goals (CGH); "
+        f"{figures['test_goals_found']} of the {figures['test_goals']} test goals "
+        f"({figures['test_coverage']:.1%}), {figures['share_of_imagined_in_test']:.1%} of the "
+        f"invented goals are test goals, {len(figures['not_achievable'])} not achievable"
+    )
     if figures["test_goals_missed"]:
         print(f"# test goals not found: {', '.join(figures['test_goals_missed'])}")
     return 0
@@ -107,9 +123,15 @@ def add_commands(commands) -> None:
     goals.add_argument("--split", choices=("train", "test", "all"), default="all")
     goals.add_argument("--type", type=int, choices=range(1, 6), help="generalization type (test)")
     goals.add_argument("--relational", action="store_true", help="the 160 two-object goals")
-    goals.add_argument("--imagined", action="store_true",
-                       help="the goals CGH invents from the training goals (or --known)")
-    goals.add_argument("--known", metavar="FILE",
-                       help="with --imagined: the known goals, one a line (default: training)")
+    goals.add_argument(
+        "--imagined",
+        action="store_true",
+        help="the goals CGH invents from the training goals (or --known)",
+    )
+    goals.add_argument(
+        "--known",
+        metavar="FILE",
+        help="with --imagined: the known goals, one a line (default: training)",
+    )
     goals.add_argument("--json", action="store_true")
     goals.set_defaults(run=_goals_command)

@@ -50,7 +50,13 @@ from imagine_tf.cli import (
     tune_commands,
     world_commands,
 )
-from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, add_gin_flags, limit_threads, parse_gin
+from imagine_tf.cli.common import (
+    RUN_READ_ERRORS,
+    UsageError,
+    add_gin_flags,
+    limit_threads,
+    parse_gin,
+)
 from imagine_tf.training.run_fork import ForkError
 from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
 
@@ -58,6 +64,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # AutoGraph recompiles TF-Agents' `common.safe_has_state` (`state is not ()`) in every traced
 # policy; Python 3.8+ warns about the literal each time. Not ours to fix; not the user's news.
 warnings.filterwarnings("ignore", message='"is not" with a literal', category=SyntaxWarning)
+
 
 def _train_command(args: argparse.Namespace) -> int:
     from imagine_tf.training import run_layout, train_eval
@@ -76,8 +83,9 @@ def _train_command(args: argparse.Namespace) -> int:
     if args.num_epochs:  # a binding, so that the run's config.gin keeps it
         args.gin_binding = [*(args.gin_binding or []), f"train_eval.num_epochs = {args.num_epochs}"]
     parse_gin(args, train_eval)
-    logs = train_eval.train_eval(args.root_dir, fork_from=args.fork_from, actors=args.actors or 0,
-                                 port=args.port)  # fmt: skip
+    logs = train_eval.train_eval(
+        args.root_dir, fork_from=args.fork_from, actors=args.actors or 0, port=args.port
+    )
     print(
         json.dumps(
             logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1
@@ -105,10 +113,12 @@ def _report_command(args: argparse.Namespace) -> int:
         plot_runs({label: run_logs(root) for label, root in zip(labels, args.root_dirs)}, args.plot)
         print(f"wrote {args.plot}")
     for row in record["runs"]:
-        print(f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "
-              f"{row['episodes']} episodes, {row['wall_seconds']:.0f} s; at epoch "
-              f"{row.get('evaluated_at_epoch')} ({row.get('evaluated_at_episodes')} episodes): train SR "
-              f"{row.get('train_success', float('nan')):.2f}, test SR {row.get('test_success', float('nan')):.2f}")  # fmt: skip
+        print(
+            f"{row['run']}: {row['architecture']} / {row['reward']} reward, seed {row['seed']}, "
+            f"{row['episodes']} episodes, {row['wall_seconds']:.0f} s; at epoch "
+            f"{row.get('evaluated_at_epoch')} ({row.get('evaluated_at_episodes')} episodes): train SR "
+            f"{row.get('train_success', float('nan')):.2f}, test SR {row.get('test_success', float('nan')):.2f}"
+        )
     print(f"wrote {args.out}")
     return 0
 
@@ -167,9 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     tune_commands.add_commands(commands)
 
     train_parser = commands.add_parser(
-        "train", help="IMAGINE co-training: DDPG + learned reward (resumes)",
-        epilog=TRAIN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+        "train",
+        help="IMAGINE co-training: DDPG + learned reward (resumes)",
+        epilog=TRAIN_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     train_parser.add_argument(
         "--root-dir",
         "--root_dir",
@@ -189,10 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(fork.json records what changed); repeating the command resumes the fork",
     )
     train_parser.add_argument(
-        "--actors", type=int, metavar="K",
+        "--actors",
+        type=int,
+        metavar="K",
         help="K actor processes feeding the learner through a replay server on this machine "
         "(default: one process, actor and learner taking turns)",
-    )  # fmt: skip
+    )
     train_parser.add_argument(
         "--port", type=int, help="the replay server's port with --actors (default: a free one)"
     )
@@ -214,8 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
         "root_dirs", nargs="+", help="run directories (a row per `imagine-tf eval` of each)"
     )
     report.add_argument("--out", default="docs/results/agent_sr.json")
-    report.add_argument("--include", help="an earlier agent_sr.json whose rows are kept "
-                                          "(runs whose directories are gone)")  # fmt: skip
+    report.add_argument(
+        "--include",
+        help="an earlier agent_sr.json whose rows are kept " "(runs whose directories are gone)",
+    )
     report.add_argument("--plot", help="write the runs' learning curves side by side (PNG)")
     report.set_defaults(run=_report_command)
 

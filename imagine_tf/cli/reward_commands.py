@@ -119,9 +119,18 @@ def _reward_train_command(args: argparse.Namespace) -> int:
     directory = prepared_dataset(args)
     metrics = reward_recipe.train_reward_model(str(directory), args.root_dir, config)
     summary = metrics["summary"]
-    print(json.dumps({"root_dir": args.root_dir, "epochs": metrics["epochs"],
-                      "training_seconds": round(metrics["training_seconds"], 1),
-                      "one_object": summary["one_object"], "two_object": summary["two_object"]}, indent=1))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "root_dir": args.root_dir,
+                "epochs": metrics["epochs"],
+                "training_seconds": round(metrics["training_seconds"], 1),
+                "one_object": summary["one_object"],
+                "two_object": summary["two_object"],
+            },
+            indent=1,
+        )
+    )
     return 0
 
 
@@ -139,8 +148,9 @@ def _reward_study_command(args: argparse.Namespace) -> int:
     directory = prepared_dataset(args)
     limit_threads(args.threads)
     command = command_line("reward study", args, ("root_dir", "seeds"), ("threads", "dataset_dir"))
-    report = reward_study.run_reward_study(directory, args.root_dir, seeds=args.seeds,
-                                           config=config, study=study, command=command)
+    report = reward_study.run_reward_study(
+        directory, args.root_dir, seeds=args.seeds, config=config, study=study, command=command
+    )
     print(reward_study.format_study(report))
     return 0
 
@@ -199,9 +209,9 @@ def add_commands(commands) -> None:
     train.set_defaults(run=_reward_train_command)
 
     study = reward_commands.add_parser(
-        "study", help="multi-seed F1 study (resumable; settings: RewardTrainConfig, "
-        "RewardStudyConfig)",
-    )  # fmt: skip
+        "study",
+        help="multi-seed F1 study (resumable; settings: RewardTrainConfig, " "RewardStudyConfig)",
+    )
     study.add_argument("--root-dir", "--root_dir", required=True, help="one sub-directory per run")
     study.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     study.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
@@ -215,11 +225,18 @@ def add_commands(commands) -> None:
         "--root-dir", "--root_dir", required=True, help="a study directory (metrics.json below it)"
     )
     report.add_argument("--out", help="write the report as JSON")
-    report.add_argument("--include", help="an earlier report JSON whose runs are kept "
-                                          "(run directories need not exist any more)")  # fmt: skip
+    report.add_argument(
+        "--include",
+        help="an earlier report JSON whose runs are kept "
+        "(run directories need not exist any more)",
+    )
     report.add_argument("--plot", help="write a bar chart PNG")
-    report.add_argument("--columns", nargs="+", choices=[name for name, _ in STUDY_COLUMNS],
-                        help="F1 columns of the table and chart (default: all that have values)")  # fmt: skip
+    report.add_argument(
+        "--columns",
+        nargs="+",
+        choices=[name for name, _ in STUDY_COLUMNS],
+        help="F1 columns of the table and chart (default: all that have values)",
+    )
     report.set_defaults(run=_reward_report_command)
 
     tune_commands.add_reward_parser(reward_commands, "tune")  # = `imagine-tf tune reward`

@@ -45,8 +45,13 @@ def _score_command(args: argparse.Namespace) -> int:
         from serving.rest_client import RestError, RestRewardClient
 
         try:
-            with RestRewardClient(args.rest, args.model_name, args.version, args.timeout,
-                                  version_label=args.version_label) as client:  # fmt: skip
+            with RestRewardClient(
+                args.rest,
+                args.model_name,
+                args.version,
+                args.timeout,
+                version_label=args.version_label,
+            ) as client:
                 result = client.score(goals, states)
         except RestError as error:
             raise UsageError(f"the server at {args.rest} answered {error}") from None
@@ -54,23 +59,37 @@ def _score_command(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot reach {args.rest}: {error}") from None
     else:
         try:
-            with RewardClient(args.server, args.model_name, args.version, args.timeout,
-                              version_label=args.version_label) as client:  # fmt: skip
+            with RewardClient(
+                args.server,
+                args.model_name,
+                args.version,
+                args.timeout,
+                version_label=args.version_label,
+            ) as client:
                 result = client.score(goals, states)
         except grpc.RpcError as error:
             raise UsageError(
                 f"the server at {args.server} answered {error.code().name}: {error.details()}"
             ) from None
-    rows = [{"goal": goal, "probability": float(p), "reward": bool(r),
-             "module_probabilities": [round(float(m), 4) for m in modules]}
-            for goal, p, r, modules in zip(goals, result["probability"], result["reward"],
-                                           result["module_probabilities"])]  # fmt: skip
+    rows = [
+        {
+            "goal": goal,
+            "probability": float(p),
+            "reward": bool(r),
+            "module_probabilities": [round(float(m), 4) for m in modules],
+        }
+        for goal, p, r, modules in zip(
+            goals, result["probability"], result["reward"], result["module_probabilities"]
+        )
+    ]
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
         for row in rows:
-            print(f"{row['goal']}: P = {row['probability']:.3f} -> reward {row['reward']} "
-                  f"(per object {row['module_probabilities']})")  # fmt: skip
+            print(
+                f"{row['goal']}: P = {row['probability']:.3f} -> reward {row['reward']} "
+                f"(per object {row['module_probabilities']})"
+            )
     return 0
 
 
@@ -80,8 +99,13 @@ def _export_reward_command(args: argparse.Namespace) -> int:
 
     try:
         network, metadata = load_reward_network(args.root_dir)
-        path = export_reward_model(network, args.model_base_path, metadata, args.version,
-                                   max_num_objects=args.max_num_objects)  # fmt: skip
+        path = export_reward_model(
+            network,
+            args.model_base_path,
+            metadata,
+            args.version,
+            max_num_objects=args.max_num_objects,
+        )
     except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
     print(f"exported {network.architecture} reward model to {path}")
@@ -94,8 +118,12 @@ def _export_policy_command(args: argparse.Namespace) -> int:
 
     try:
         learner = load_agent(args.root_dir)
-        path = export_policy(learner.agent.actor_network, args.model_base_path, args.version,
-                             train_step=learner.agent.train_step_counter)  # fmt: skip
+        path = export_policy(
+            learner.agent.actor_network,
+            args.model_base_path,
+            args.version,
+            train_step=learner.agent.train_step_counter,
+        )
     except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
     print(f"exported the {learner.config.architecture} policy to {path}")
@@ -114,15 +142,22 @@ def _export_parser(export_commands, name: str, help_text: str, root_help: str):
 def add_commands(commands) -> None:
     export = commands.add_parser("export", help="versioned SavedModels for TF Serving clients")
     export_commands = export.add_subparsers(dest="export_command", required=True)
-    export_reward = _export_parser(export_commands, "reward",
-                                   "the reward model: score / scan / metadata signatures",
-                                   "a reward-model or agent run")  # fmt: skip
-    export_reward.add_argument("--max-num-objects", type=int, default=10,
-                               help="MA / MA-pairs: accept every N up to this")  # fmt: skip
+    export_reward = _export_parser(
+        export_commands,
+        "reward",
+        "the reward model: score / scan / metadata signatures",
+        "a reward-model or agent run",
+    )
+    export_reward.add_argument(
+        "--max-num-objects", type=int, default=10, help="MA / MA-pairs: accept every N up to this"
+    )
     export_reward.set_defaults(run=_export_reward_command)
-    export_policy = _export_parser(export_commands, "policy",
-                                   "the noise-free policy: PolicySaver signatures + act(goals, states)",
-                                   "an agent run (imagine-tf train)")  # fmt: skip
+    export_policy = _export_parser(
+        export_commands,
+        "policy",
+        "the noise-free policy: PolicySaver signatures + act(goals, states)",
+        "an agent run (imagine-tf train)",
+    )
     export_policy.set_defaults(run=_export_policy_command)
 
     serve_parser = commands.add_parser(
@@ -141,8 +176,9 @@ def add_commands(commands) -> None:
         "--state-file", required=True, help=".npy of [D] or [B, D] (see play --save-state)"
     )
     score.add_argument("--server", default="127.0.0.1:8500", help="gRPC host:port")
-    score.add_argument("--rest", metavar="URL",
-                       help="use the REST API instead, e.g. http://127.0.0.1:8501")
+    score.add_argument(
+        "--rest", metavar="URL", help="use the REST API instead, e.g. http://127.0.0.1:8501"
+    )
     score.add_argument("--model-name", default="reward")
     score_version = score.add_mutually_exclusive_group()
     score_version.add_argument("--version", type=int, help="default: the newest served")

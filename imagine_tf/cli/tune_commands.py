@@ -63,22 +63,36 @@ def _tune_reward_command(args: argparse.Namespace) -> int:
     from imagine_tf.tuning.reward_tuning import tune_reward_model
 
     base, search_space = gin_configured(
-        args, tuning_config,
+        args,
+        tuning_config,
         lambda: (reward_config.reward_train_config(), tuning_config.RewardSearchSpace()),
-    )  # fmt: skip
+    )
     try:
         space = search_space.of(base.architecture)
-        make_oracle(args.tuner, reward_hyperparameters(space, base, args.tuner == "grid"),
-                    OBJECTIVE, args.max_trials)  # fmt: skip  # checked before the data loads
+        make_oracle(
+            args.tuner,
+            reward_hyperparameters(space, base, args.tuner == "grid"),
+            OBJECTIVE,
+            args.max_trials,
+        )  # checked before the data loads
     except (TypeError, ValueError) as error:
         raise UsageError(str(error)) from None
     directory = prepared_dataset(args)
     limit_threads(args.threads)
     data = load_supervised_data(directory, goal_set(base.goal_set), base.max_train_episodes, 1)
     try:
-        report = tune_reward_model(data, args.root_dir, base, space, args.epochs_per_trial,
-                                   args.tuner, args.max_trials, args.seeds,
-                                   _search_command(args, "tune reward"), progress=True)  # fmt: skip
+        report = tune_reward_model(
+            data,
+            args.root_dir,
+            base,
+            space,
+            args.epochs_per_trial,
+            args.tuner,
+            args.max_trials,
+            args.seeds,
+            _search_command(args, "tune reward"),
+            progress=True,
+        )
     except ValueError as error:
         raise UsageError(str(error)) from None
     return _print_report(report, args, f"reward_{base.architecture}")
@@ -97,9 +111,19 @@ def _tune_agent_command(args: argparse.Namespace) -> int:
     )
     limit_threads(args.threads)
     try:
-        report = tune_agent(args.root_dir, base, gin.config_str(), space, args.epochs_per_trial,
-                            args.tuner, args.max_trials, args.objective, args.eval_repetitions,
-                            _search_command(args, "tune agent"), progress=True)  # fmt: skip
+        report = tune_agent(
+            args.root_dir,
+            base,
+            gin.config_str(),
+            space,
+            args.epochs_per_trial,
+            args.tuner,
+            args.max_trials,
+            args.objective,
+            args.eval_repetitions,
+            _search_command(args, "tune agent"),
+            progress=True,
+        )
     except ValueError as error:
         raise UsageError(str(error)) from None
     return _print_report(report, args, PROJECT)
@@ -123,19 +147,40 @@ def _search_command(args: argparse.Namespace, name: str) -> str:
 
 
 # The flags a search's recorded command line repeats (`_search_command`).
-SEARCH_FLAGS = ("dataset_dir", "tuner", "max_trials", "epochs_per_trial", "objective",
-                "eval_repetitions", "threads", "root_dir", "out", "seeds")  # fmt: skip
+SEARCH_FLAGS = (
+    "dataset_dir",
+    "tuner",
+    "max_trials",
+    "epochs_per_trial",
+    "objective",
+    "eval_repetitions",
+    "threads",
+    "root_dir",
+    "out",
+    "seeds",
+)
 
 
 def _add_search_flags(parser: argparse.ArgumentParser, max_trials: int) -> None:
-    parser.add_argument("--root-dir", "--root_dir", required=True,
-                        help="the search directory (a rerun resumes its search)")  # fmt: skip
-    parser.add_argument("--tuner", default="random",
-                        help="random (the first trial is the default) or grid (default "
-                        "first, then every combination of the space's values)")  # fmt: skip
-    parser.add_argument("--max-trials", type=int, default=max_trials,
-                        help=f"trials in all, the default's included (default {max_trials}); "
-                        "a rerun with more extends the search")  # fmt: skip
+    parser.add_argument(
+        "--root-dir",
+        "--root_dir",
+        required=True,
+        help="the search directory (a rerun resumes its search)",
+    )
+    parser.add_argument(
+        "--tuner",
+        default="random",
+        help="random (the first trial is the default) or grid (default "
+        "first, then every combination of the space's values)",
+    )
+    parser.add_argument(
+        "--max-trials",
+        type=int,
+        default=max_trials,
+        help=f"trials in all, the default's included (default {max_trials}); "
+        "a rerun with more extends the search",
+    )
     parser.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
     parser.add_argument("--out", help="also write the report here (e.g. docs/results/...json)")
     add_gin_flags(parser)
@@ -144,17 +189,24 @@ def _add_search_flags(parser: argparse.ArgumentParser, max_trials: int) -> None:
 def add_reward_parser(subcommands, name: str) -> argparse.ArgumentParser:
     """Adds the reward search as ``name`` to ``subcommands`` (`tune reward`, `reward tune`)."""
     reward = subcommands.add_parser(
-        name, help="search the reward model's settings (objective: validation F1)",
+        name,
+        help="search the reward model's settings (objective: validation F1)",
         description="keras-tuner search over RewardTrainConfig fields, every trial at one budget",
-    )  # fmt: skip
+    )
     _add_search_flags(reward, max_trials=10)
     reward.add_argument(
-        "--epochs-per-trial", "--max-epochs", type=int,
+        "--epochs-per-trial",
+        "--max-epochs",
+        type=int,
         help="epochs every trial trains (default: RewardTrainConfig.max_epochs)",
-    )  # fmt: skip
-    reward.add_argument("--seeds", "--seed", nargs="+", type=int,
-                        help="train each trial once per seed; score = mean (default: "
-                        "RewardTrainConfig.seed)")  # fmt: skip
+    )
+    reward.add_argument(
+        "--seeds",
+        "--seed",
+        nargs="+",
+        type=int,
+        help="train each trial once per seed; score = mean (default: " "RewardTrainConfig.seed)",
+    )
     add_dataset_flags(reward)
     add_gin_setting_flags(reward, REWARD_SETTINGS)
     reward.epilog = f"{REWARD_EXAMPLES}\n\n{reward.epilog}"
@@ -165,26 +217,35 @@ def add_reward_parser(subcommands, name: str) -> argparse.ArgumentParser:
 def add_commands(commands) -> None:
     """Adds `tune reward` and `tune agent` to the `imagine-tf` subcommands."""
     tune = commands.add_parser(
-        "tune", help="keras-tuner searches: reward model or agent settings at one budget",
+        "tune",
+        help="keras-tuner searches: reward model or agent settings at one budget",
         epilog=f"{REWARD_EXAMPLES}\n\n{AGENT_EXAMPLES}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+    )
     searches = tune.add_subparsers(dest="tune_command", required=True)
     add_reward_parser(searches, "reward")
     agent = searches.add_parser(
-        "agent", help="search the agent's settings (objective: train success rate)",
+        "agent",
+        help="search the agent's settings (objective: train success rate)",
         description="keras-tuner search over TrainConfig fields: short co-training runs",
-        epilog=AGENT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+        epilog=AGENT_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_search_flags(agent, max_trials=6)
-    agent.add_argument("--epochs-per-trial", type=int, required=True,
-                       help="epochs every trial trains")  # fmt: skip
-    agent.add_argument("--objective", default="train_success",
-                       help="train_success (default), or one predicate's: train_success_go, "
-                       "train_success_grasp, train_success_grow")  # fmt: skip
     agent.add_argument(
-        "--eval-repetitions", type=int, default=0,
+        "--epochs-per-trial", type=int, required=True, help="epochs every trial trains"
+    )
+    agent.add_argument(
+        "--objective",
+        default="train_success",
+        help="train_success (default), or one predicate's: train_success_go, "
+        "train_success_grasp, train_success_grow",
+    )
+    agent.add_argument(
+        "--eval-repetitions",
+        type=int,
+        default=0,
         help="0: the last epoch's in-training evaluation (default); R: `imagine-tf eval` "
         "with R episodes per goal at the end of each trial",
-    )  # fmt: skip
+    )
     agent.set_defaults(run=_tune_agent_command)

@@ -21,9 +21,7 @@ from imagine_tf.env.observation import step_dim
 def padding_columns(num_objects: int, padded_objects: int) -> np.ndarray:
     """int64 [2 (3 + 39 n)]: where each value of an n-object state goes in an N-object one."""
     if not 1 <= num_objects <= padded_objects:
-        raise ValueError(
-            f"Cannot pad {num_objects} objects to {padded_objects}: need 1 <= n <= N."
-        )
+        raise ValueError(f"Cannot pad {num_objects} objects to {padded_objects}: need 1 <= n <= N.")
     half = np.arange(step_dim(num_objects))  # body, then the n objects, in order
     return np.concatenate([half, step_dim(padded_objects) + half])
 
@@ -43,8 +41,9 @@ class PaddedObjects(wrappers.PyEnvironmentBaseWrapper):
         spec = env.observation_spec()
         self._observation_spec = {
             **spec,
-            "state": array_spec.ArraySpec((2 * step_dim(self.padded_objects),), np.float32,
-                                          name=spec["state"].name),  # fmt: skip
+            "state": array_spec.ArraySpec(
+                (2 * step_dim(self.padded_objects),), np.float32, name=spec["state"].name
+            ),
         }
 
     def observation_spec(self):
@@ -68,5 +67,3 @@ class PaddedObjects(wrappers.PyEnvironmentBaseWrapper):
     def reset_with_goals(self, goals) -> ts.TimeStep:
         self._env.set_goals(goals)
         return self.reset()
-
-

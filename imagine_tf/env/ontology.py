@@ -11,11 +11,29 @@ import numpy as np
 
 ANIMALS = ("dog", "cat", "chameleon", "human", "fly", "parrot", "mouse", "lion", "pig", "cow")
 PLANTS = (
-    "cactus", "carnivorous", "flower", "tree", "bush", "grass", "algae", "tea", "rose", "bonsai",
-)  # fmt: skip
+    "cactus",
+    "carnivorous",
+    "flower",
+    "tree",
+    "bush",
+    "grass",
+    "algae",
+    "tea",
+    "rose",
+    "bonsai",
+)
 FURNITURE = (
-    "door", "chair", "desk", "lamp", "table", "cupboard", "sink", "window", "sofa", "carpet",
-)  # fmt: skip
+    "door",
+    "chair",
+    "desk",
+    "lamp",
+    "table",
+    "cupboard",
+    "sink",
+    "window",
+    "sofa",
+    "carpet",
+)
 SUPPLIES = ("food", "water")
 
 #: The 32 object types, in one-hot order (alphabetical).

@@ -42,8 +42,9 @@ def _to_pixel(xy: np.ndarray, side: int) -> tuple[float, float]:
     return float(x), float(y)
 
 
-def render_state(state: np.ndarray, goal: str | None = None,
-                 side: int = DEFAULT_SIDE) -> np.ndarray:  # fmt: skip
+def render_state(
+    state: np.ndarray, goal: str | None = None, side: int = DEFAULT_SIDE
+) -> np.ndarray:
     """One frame of one state s_t (float [2 (3 + 39 N)]) as uint8 [side + caption, side, 3]
     (`caption_height`)."""
     state = np.asarray(state, dtype=np.float32)

@@ -90,16 +90,50 @@ class Cell:
             if self.results_file().exists():
                 return []
             if self.spec.kind == "reward_study":
-                return [CLI + ["reward", "study", "--root-dir", str(self.directory),
-                               "--seeds", str(self.seed), *self._gin_flags(), *extra]]  # fmt: skip
-            return [CLI + ["reward", "train", "--root-dir", str(self.directory), *self._gin_flags(),
-                           "--gin-binding", f"RewardTrainConfig.seed = {self.seed}",
-                           *extra]]  # fmt: skip
+                return [
+                    CLI
+                    + [
+                        "reward",
+                        "study",
+                        "--root-dir",
+                        str(self.directory),
+                        "--seeds",
+                        str(self.seed),
+                        *self._gin_flags(),
+                        *extra,
+                    ]
+                ]
+            return [
+                CLI
+                + [
+                    "reward",
+                    "train",
+                    "--root-dir",
+                    str(self.directory),
+                    *self._gin_flags(),
+                    "--gin-binding",
+                    f"RewardTrainConfig.seed = {self.seed}",
+                    *extra,
+                ]
+            ]
         commands = []
         if self._epochs_trained() < self.spec.num_epochs:
-            commands.append(CLI + ["train", "--threads", "1", "--root-dir", str(self.directory),
-                                   *self._gin_flags(), "--gin-binding", f"TrainConfig.seed = {self.seed}",
-                                   "--num-epochs", str(self.spec.num_epochs), *extra])  # fmt: skip
+            commands.append(
+                CLI
+                + [
+                    "train",
+                    "--threads",
+                    "1",
+                    "--root-dir",
+                    str(self.directory),
+                    *self._gin_flags(),
+                    "--gin-binding",
+                    f"TrainConfig.seed = {self.seed}",
+                    "--num-epochs",
+                    str(self.spec.num_epochs),
+                    *extra,
+                ]
+            )
         seen = set()
         for num_objects in (None, *self.spec.eval_num_objects):
             path = self.results_file(num_objects)
@@ -108,8 +142,17 @@ class Cell:
             seen.add(path)
             if commands or not path.exists():
                 at_n = [] if num_objects is None else ["--num-objects", str(num_objects)]
-                commands.append(CLI + ["eval", "--root-dir", str(self.directory),
-                                       "--repetitions", str(self.spec.repetitions), *at_n])  # fmt: skip
+                commands.append(
+                    CLI
+                    + [
+                        "eval",
+                        "--root-dir",
+                        str(self.directory),
+                        "--repetitions",
+                        str(self.spec.repetitions),
+                        *at_n,
+                    ]
+                )
         return commands
 
     def _study_run(self) -> str:
@@ -144,8 +187,11 @@ class Cell:
             return self.directory / self._study_run() / "metrics.json"
         at_training_n = num_objects is None or num_objects == self._trained_num_objects()
         suffix = "" if at_training_n else f"_n{num_objects}"
-        return (self.directory / run_layout.EVALUATIONS
-                / f"epoch_{self.spec.num_epochs:04d}{suffix}.json")  # fmt: skip
+        return (
+            self.directory
+            / run_layout.EVALUATIONS
+            / f"epoch_{self.spec.num_epochs:04d}{suffix}.json"
+        )
 
     def results(self, num_objects: int | None = None) -> dict | None:
         """The results JSON, or None if the cell has not produced it yet."""
@@ -158,8 +204,10 @@ class Cell:
         members' sum); None before it has any."""
         if self.spec.kind != "agent":
             return (self.results() or {}).get("training_seconds")
-        timed = [sum(v for k, v in r.items() if k.startswith("seconds_") and v is not None)
-                 for r in self.curves()]  # fmt: skip
+        timed = [
+            sum(v for k, v in r.items() if k.startswith("seconds_") and v is not None)
+            for r in self.curves()
+        ]
         return float(sum(timed)) if timed else None
 
     def curves(self) -> list[dict]:
@@ -173,6 +221,9 @@ class Cell:
 
 def grid(spec: ExperimentSpec, root: pathlib.Path, repository: pathlib.Path) -> list[Cell]:
     """Every cell, seed-major (all configurations of seed 0 first: a partial grid is balanced)."""
-    return [Cell(spec, label, seed, root, repository)
-            for seed in range(spec.seeds) for label in spec.configurations
-            if seed < spec.seeds_of(label)]  # fmt: skip
+    return [
+        Cell(spec, label, seed, root, repository)
+        for seed in range(spec.seeds)
+        for label in spec.configurations
+        if seed < spec.seeds_of(label)
+    ]

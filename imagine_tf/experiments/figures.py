@@ -35,15 +35,21 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
                 x = np.array([p["episodes"] / 1000 for p in points])
                 mean = np.array([p["mean"] for p in points])
                 std = np.array([p["std"] or 0.0 for p in points])
-                axis.plot(x, mean, marker="o", markersize=3,
-                          label=f"{label} (n = {max(p['n'] for p in points)})")
+                axis.plot(
+                    x,
+                    mean,
+                    marker="o",
+                    markersize=3,
+                    label=f"{label} (n = {max(p['n'] for p in points)})",
+                )
                 axis.fill_between(x, mean - std, mean + std, alpha=0.2)
             axis.set(title=title, xlabel="episodes (×10³)", ylim=(0, 1.02))
         axes[0].set_ylabel("success rate (mean ± std)")
         axes[0].legend(fontsize=8)
     elif spec.figure == "objects":
-        figure, axes = plt.subplots(1, len(spec.metrics), figsize=(4.5 * len(spec.metrics), 3.4),
-                                    sharey=True, squeeze=False)  # fmt: skip
+        figure, axes = plt.subplots(
+            1, len(spec.metrics), figsize=(4.5 * len(spec.metrics), 3.4), sharey=True, squeeze=False
+        )
         for axis, name in zip(axes[0], spec.metrics):
             for label, entry in configurations.items():
                 by_n = entry.get("by_num_objects", {})
@@ -65,10 +71,19 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
             means = [entry["metrics"][n]["mean"] or 0.0 for n in names]
             stds = [entry["metrics"][n]["std"] or 0.0 for n in names]
             positions = np.arange(len(names)) + index * width
-            axis.bar(positions, means, width, yerr=stds, capsize=3,
-                     label=f"{label} (n = {len(entry['seeds'])})")  # fmt: skip
-        axis.set_xticks(np.arange(len(names)) + width * (len(configurations) - 1) / 2, names,
-                        rotation=20 if max(map(len, names)) > 12 else 0)  # fmt: skip
+            axis.bar(
+                positions,
+                means,
+                width,
+                yerr=stds,
+                capsize=3,
+                label=f"{label} (n = {len(entry['seeds'])})",
+            )
+        axis.set_xticks(
+            np.arange(len(names)) + width * (len(configurations) - 1) / 2,
+            names,
+            rotation=20 if max(map(len, names)) > 12 else 0,
+        )
         axis.set(ylim=(0, 1.05), ylabel="mean ± std over seeds")
         axis.legend(fontsize=8)
     figure.suptitle(spec.name, fontsize=10)

@@ -39,11 +39,19 @@ def code_version(repository: pathlib.Path) -> str:
     """The git commit of the repository (``+dirty`` with local changes outside the records of
     ``docs/results/``), or the package's version outside a git checkout."""
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repository,
-                                capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=repository,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         dirty = subprocess.run(  # records (docs/results/) are outputs, not code
             ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
-            cwd=repository, capture_output=True, text=True).stdout.strip()  # fmt: skip
+            cwd=repository,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         return commit + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         import imagine_tf
@@ -56,7 +64,9 @@ def _curves(cells: Sequence[Cell]) -> dict:
     by_epoch: dict[int, dict] = {}
     for cell in cells:
         for record in cell.curves():
-            entry = by_epoch.setdefault(record["epoch"], {"episodes": [], **{k: [] for k in CURVE_KEYS}})
+            entry = by_epoch.setdefault(
+                record["epoch"], {"episodes": [], **{k: [] for k in CURVE_KEYS}}
+            )
             entry["episodes"].append(record["episodes"])
             for key in CURVE_KEYS:
                 entry[key].append(record.get(key))
@@ -64,8 +74,13 @@ def _curves(cells: Sequence[Cell]) -> dict:
     for epoch in sorted(by_epoch):
         entry = by_epoch[epoch]
         for key in CURVE_KEYS:
-            curves[key].append({"epoch": epoch, "episodes": float(np.mean(entry["episodes"])),
-                                **{k: v for k, v in summary(entry[key]).items() if k != "values"}})  # fmt: skip
+            curves[key].append(
+                {
+                    "epoch": epoch,
+                    "episodes": float(np.mean(entry["episodes"])),
+                    **{k: v for k, v in summary(entry[key]).items() if k != "values"},
+                }
+            )
     return curves
 
 
@@ -78,16 +93,20 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
         finished = [c for c in own if c.results() is not None]
         entry = {
             "seeds": [c.seed for c in finished],
-            "metrics": {name: summary([lookup(c.results(), path) for c in finished])
-                        for name, path in spec.metrics.items()},  # fmt: skip
+            "metrics": {
+                name: summary([lookup(c.results(), path) for c in finished])
+                for name, path in spec.metrics.items()
+            },
         }
         entry["seconds_per_cell"] = summary([c.seconds() for c in finished])
         if spec.eval_num_objects:
             entry["by_num_objects"] = {
-                str(n): {name: summary([lookup(c.results(n), path) for c in finished])
-                         for name, path in spec.metrics.items()}
+                str(n): {
+                    name: summary([lookup(c.results(n), path) for c in finished])
+                    for name, path in spec.metrics.items()
+                }
                 for n in spec.eval_num_objects
-            }  # fmt: skip
+            }
         if spec.kind == "agent":  # the finished cells, as in the table
             entry["curves"] = _curves(finished)
         configurations[label] = entry
@@ -103,29 +122,50 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
 def markdown(spec: ExperimentSpec, content: dict) -> str:
     """The table of means ± std and the tests, as markdown."""
     names = list(spec.metrics)
-    lines = [f"# Experiment `{spec.name}`", "", spec.description, "",
-             "| configuration | seeds | " + " | ".join(names) + " |",
-             "|---|---|" + "---|" * len(names)]  # fmt: skip
+    lines = [
+        f"# Experiment `{spec.name}`",
+        "",
+        spec.description,
+        "",
+        "| configuration | seeds | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
     for label, entry in content["configurations"].items():
         cells = [_mean_std(entry["metrics"][n]) for n in names]
         lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
-    timed = {label: entry["seconds_per_cell"] for label, entry in content["configurations"].items()
-             if entry.get("seconds_per_cell", {}).get("mean") is not None}  # fmt: skip
+    timed = {
+        label: entry["seconds_per_cell"]
+        for label, entry in content["configurations"].items()
+        if entry.get("seconds_per_cell", {}).get("mean") is not None
+    }
     if timed:
         per_label = ", ".join(f"{label} {_mean_std(e, '.0f')}" for label, e in timed.items())
-        lines += ["", "Training seconds per cell (as the cells measured them, one TensorFlow "
-                  f"thread each; mean ± std): {per_label}."]  # fmt: skip
+        lines += [
+            "",
+            "Training seconds per cell (as the cells measured them, one TensorFlow "
+            f"thread each; mean ± std): {per_label}.",
+        ]
     if content["comparisons"]:
-        lines += ["", f"Welch's two-tailed t-test, α = {ALPHA}:", "",
-                  "| a vs b | metric | difference | t | p | a > b |", "|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            f"Welch's two-tailed t-test, α = {ALPHA}:",
+            "",
+            "| a vs b | metric | difference | t | p | a > b |",
+            "|---|---|---|---|---|---|",
+        ]
         for test in content["comparisons"]:
             holds = {True: "yes", False: "no", None: "—"}[test["a_greater"]]
-            lines.append(f"| {test['a']} vs {test['b']} | {test['metric']} | "
-                         f"{_number(test['difference'], '+.3f')} | {_number(test['t'], '.2f')} | "
-                         f"{_number(test['p'], '.2g')} | {holds} |")  # fmt: skip
+            lines.append(
+                f"| {test['a']} vs {test['b']} | {test['metric']} | "
+                f"{_number(test['difference'], '+.3f')} | {_number(test['t'], '.2f')} | "
+                f"{_number(test['p'], '.2g')} | {holds} |"
+            )
     if content["missing"]:
-        lines += ["", f"Missing ({len(content['missing'])} cells not finished): "
-                  + ", ".join(content["missing"])]  # fmt: skip
+        lines += [
+            "",
+            f"Missing ({len(content['missing'])} cells not finished): "
+            + ", ".join(content["missing"]),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -136,11 +176,18 @@ def _number(value, spec: str) -> str:
 def _mean_std(entry: dict, style: str = ".3f") -> str:
     if entry["mean"] is None:
         return "—"
-    return format(entry["mean"], style) + ("" if entry["std"] is None else f" ± {entry['std']:{style}}")
+    return format(entry["mean"], style) + (
+        "" if entry["std"] is None else f" ± {entry['std']:{style}}"
+    )
 
 
-def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.Path,
-                 repository: pathlib.Path, experiment_file: pathlib.Path) -> dict:  # fmt: skip
+def write_report(
+    spec: ExperimentSpec,
+    cells: Sequence[Cell],
+    out_dir: pathlib.Path,
+    repository: pathlib.Path,
+    experiment_file: pathlib.Path,
+) -> dict:
     """Writes ``NAME.json``, ``NAME.md`` and ``NAME.png`` into ``out_dir``; returns the JSON."""
     from imagine_tf.experiments.figures import draw
 
@@ -153,9 +200,11 @@ def write_report(spec: ExperimentSpec, cells: Sequence[Cell], out_dir: pathlib.P
         "report_code_version": code_version(repository),
         # The code each cell ran (one entry per version it was started with); cells started
         # before versions were recorded are absent.
-        "cell_code_versions": {name: versions for name, versions in
-                               ((cell.name, cell.code_versions()) for cell in cells)
-                               if versions},  # fmt: skip
+        "cell_code_versions": {
+            name: versions
+            for name, versions in ((cell.name, cell.code_versions()) for cell in cells)
+            if versions
+        },
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seeds_per_configuration": {label: spec.seeds_of(label) for label in spec.configurations},
         "cell_commands": {cell.name: cell_command(cell) for cell in cells},

@@ -27,8 +27,9 @@ class GridRunner:
       report: called with a line of progress.
     """
 
-    def __init__(self, cells: Sequence[Cell], parallel: int = 1,
-                 report: Callable[[str], None] = print):  # fmt: skip
+    def __init__(
+        self, cells: Sequence[Cell], parallel: int = 1, report: Callable[[str], None] = print
+    ):
         if parallel < 1:
             raise ValueError(f"parallel must be >= 1, got {parallel}.")
         self.cells, self.parallel, self.report = list(cells), parallel, report
@@ -40,10 +41,14 @@ class GridRunner:
     def run(self) -> list[str]:
         """Runs until every cell is finished, failed or stopped; the failed cells' names."""
         pending = [cell for cell in self.cells if cell.commands()]
-        self.report(f"{len(self.cells) - len(pending)} of {len(self.cells)} cells finished; "
-                    f"running {len(pending)}, {self.parallel} at a time")  # fmt: skip
-        workers = [threading.Thread(target=self._work, args=(pending,), daemon=True)
-                   for _ in range(min(self.parallel, len(pending)))]  # fmt: skip
+        self.report(
+            f"{len(self.cells) - len(pending)} of {len(self.cells)} cells finished; "
+            f"running {len(pending)}, {self.parallel} at a time"
+        )
+        workers = [
+            threading.Thread(target=self._work, args=(pending,), daemon=True)
+            for _ in range(min(self.parallel, len(pending)))
+        ]
         for worker in workers:
             worker.start()
         try:
@@ -82,9 +87,14 @@ class GridRunner:
             self.report(f"{cell.name}: {' '.join(command[3:5])}")
             with open(cell.log, "a") as log:
                 environment = dict(os.environ, PYTHONUNBUFFERED="1")
-                child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                         cwd=cell.repository, env=environment,
-                                         start_new_session=True)  # fmt: skip
+                child = subprocess.Popen(
+                    command,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    cwd=cell.repository,
+                    env=environment,
+                    start_new_session=True,
+                )
                 with self._lock:
                     self._children.add(child)
                 code = child.wait()

@@ -68,7 +68,9 @@ class ExperimentSpec:
         if self.kind not in KINDS:
             raise ValueError(f"ExperimentSpec.kind must be one of {KINDS}, got {self.kind!r}.")
         if self.figure not in FIGURES:
-            raise ValueError(f"ExperimentSpec.figure must be one of {FIGURES}, got {self.figure!r}.")
+            raise ValueError(
+                f"ExperimentSpec.figure must be one of {FIGURES}, got {self.figure!r}."
+            )
         if not self.configurations or self.seeds < 1 or not self.metrics:
             raise ValueError(
                 f"Experiment {self.name!r} needs configurations, seeds >= 1 and metrics; got "
@@ -79,8 +81,15 @@ class ExperimentSpec:
             unknown = set(configuration) - {"gin_files", "bindings", "args", "seeds", "runs_of"}
             seeds = configuration.get("seeds", 1)
             shared = configuration.get("runs_of", "x/y")
-            if (unknown or "/" in label or not label or not isinstance(seeds, int) or seeds < 1
-                    or not isinstance(shared, str) or len(shared.split("/")) != 2):  # fmt: skip
+            if (
+                unknown
+                or "/" in label
+                or not label
+                or not isinstance(seeds, int)
+                or seeds < 1
+                or not isinstance(shared, str)
+                or len(shared.split("/")) != 2
+            ):
                 raise ValueError(
                     f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
                     "gin_files, bindings, args, seeds (an int >= 1), runs_of "
@@ -152,8 +161,10 @@ def _shared(spec: ExperimentSpec, label: str, directory: pathlib.Path) -> dict:
         if key in configuration and list(configuration[key]) != list(source.get(key, [])):
             problems.append(f"its {key} differ from {other_name}/{other_label}'s")
     if other and (other.kind, other.num_epochs) != (spec.kind, spec.num_epochs):
-        problems.append(f"kind and num_epochs {other.kind!r}, {other.num_epochs} there against "
-                        f"{spec.kind!r}, {spec.num_epochs} here")  # fmt: skip
+        problems.append(
+            f"kind and num_epochs {other.kind!r}, {other.num_epochs} there against "
+            f"{spec.kind!r}, {spec.num_epochs} here"
+        )
     if other and source and spec.seeds_of(label) > other.seeds_of(other_label):
         problems.append(f"{spec.seeds_of(label)} seeds here, {other.seeds_of(other_label)} there")
     if problems:

@@ -32,14 +32,25 @@ def welch(a: Sequence[float], b: Sequence[float]) -> dict:
     whether a > b at α = 0.05 (``a_greater``). None where either side has fewer than 2 values
     or both have no variance."""
     a, b = summary(a)["values"], summary(b)["values"]
-    result = {"n_a": len(a), "n_b": len(b), "difference": None, "t": None, "p": None,
-              "df": None, "a_greater": None}  # fmt: skip
+    result = {
+        "n_a": len(a),
+        "n_b": len(b),
+        "difference": None,
+        "t": None,
+        "p": None,
+        "df": None,
+        "a_greater": None,
+    }
     if len(a) < 2 or len(b) < 2:
         return result
     result["difference"] = float(np.mean(a) - np.mean(b))
     if np.var(a) < 1e-12 and np.var(b) < 1e-12:  # constant samples: no test
         return result
     test = stats.ttest_ind(a, b, equal_var=False)
-    result.update(t=float(test.statistic), p=float(test.pvalue), df=float(test.df),
-                  a_greater=bool(test.pvalue < ALPHA and result["difference"] > 0))  # fmt: skip
+    result.update(
+        t=float(test.statistic),
+        p=float(test.pvalue),
+        df=float(test.df),
+        a_greater=bool(test.pvalue < ALPHA and result["difference"] > 0),
+    )
     return result

@@ -56,8 +56,10 @@ def grammar_goals(vocabulary: Vocabulary) -> list[str]:
     goals = list(grammar.train_goals()) + list(grammar.test_goals())
     relational = list(grammar.train_goals(relational=True))
     relational += list(grammar.test_goals(relational=True))
-    if all(len(g.split()) <= vocabulary.max_length and all(w in vocabulary for w in g.split())
-           for g in relational):  # fmt: skip
+    if all(
+        len(g.split()) <= vocabulary.max_length and all(w in vocabulary for w in g.split())
+        for g in relational
+    ):
         goals += relational
     return goals
 
@@ -108,9 +110,13 @@ def environment_policy(
     )
 
 
-def export_policy(actor_network: ActorNetwork, model_base_path: str | os.PathLike,
-                  version: int | None = None, vocabulary: Vocabulary | None = None,
-                  train_step: tf.Variable | None = None) -> pathlib.Path:  # fmt: skip
+def export_policy(
+    actor_network: ActorNetwork,
+    model_base_path: str | os.PathLike,
+    version: int | None = None,
+    vocabulary: Vocabulary | None = None,
+    train_step: tf.Variable | None = None,
+) -> pathlib.Path:
     """Writes the greedy policy of ``actor_network`` with the signatures of the module docstring.
 
     Args:

@@ -57,8 +57,13 @@ class RewardServingModule(tf.Module):
         to trace: the export takes longer).
     """
 
-    def __init__(self, network: RewardNetwork, metadata: dict, threshold: float = 0.5,
-                 max_num_objects: int = MAX_SERVED_OBJECTS):  # fmt: skip
+    def __init__(
+        self,
+        network: RewardNetwork,
+        metadata: dict,
+        threshold: float = 0.5,
+        max_num_objects: int = MAX_SERVED_OBJECTS,
+    ):
         super().__init__(name="reward_model")
         networks = {network.num_objects: network}
         if network.architecture in ("ma", "ma_pairs"):
@@ -73,10 +78,15 @@ class RewardServingModule(tf.Module):
         self.threshold = float(threshold)
         self.encoder = network.encoder
         self.metadata_json = json.dumps(
-            {**metadata, "architecture": network.architecture, "num_objects": self.num_objects,
-             "state_widths": [state_width(n) for n in self.num_objects],
-             "threshold": self.threshold, "vocabulary": network.encoder.words,
-             "max_goal_words": network.encoder.max_length},  # fmt: skip
+            {
+                **metadata,
+                "architecture": network.architecture,
+                "num_objects": self.num_objects,
+                "state_widths": [state_width(n) for n in self.num_objects],
+                "threshold": self.threshold,
+                "vocabulary": network.encoder.words,
+                "max_goal_words": network.encoder.max_length,
+            },
             sort_keys=True,
         )
 
@@ -90,14 +100,17 @@ class RewardServingModule(tf.Module):
         checks = [
             tf.debugging.Assert(
                 tf.equal(tf.size(matches), 1),
-                [f"states must have 2 (3 + 39 N) values per row for N in {list(map(int, self.num_objects))} "
-                 f"(widths {[state_width(n) for n in self.num_objects]}); got", width],
+                [
+                    f"states must have 2 (3 + 39 N) values per row for N in {list(map(int, self.num_objects))} "
+                    f"(widths {[state_width(n) for n in self.num_objects]}); got",
+                    width,
+                ],
             ),
             tf.debugging.Assert(
                 tf.reduce_all(finite_rows),
                 ["states contain NaN or inf values, in rows:", tf.where(~finite_rows)[:, 0]],
             ),
-        ]  # fmt: skip
+        ]
         with tf.control_dependencies(checks):
             return tf.cast(tf.reduce_min(matches), tf.int32)
 
@@ -127,9 +140,14 @@ class RewardServingModule(tf.Module):
         """goals [B], states [B, D] -> probability [B], reward [B], module_probabilities [B, M]."""
         same_batch = tf.debugging.Assert(
             tf.equal(tf.shape(goals)[0], tf.shape(states)[0]),
-            ["goals and states must have the same batch size (one goal per state); got",
-             tf.shape(goals)[0], "goals and", tf.shape(states)[0], "states"],
-        )  # fmt: skip
+            [
+                "goals and states must have the same batch size (one goal per state); got",
+                tf.shape(goals)[0],
+                "goals and",
+                tf.shape(states)[0],
+                "states",
+            ],
+        )
         with tf.control_dependencies([same_batch]):
             goals = tf.identity(goals)
         embeddings = self._goal_embeddings(goals)
@@ -178,8 +196,9 @@ def next_version(model_base_path: str | os.PathLike) -> int:
     return max(versions, default=0) + 1
 
 
-def claim_version(model_base_path: str | os.PathLike,
-                  version: int | None = None) -> tuple[pathlib.Path, pathlib.Path]:  # fmt: skip
+def claim_version(
+    model_base_path: str | os.PathLike, version: int | None = None
+) -> tuple[pathlib.Path, pathlib.Path]:
     """(final, temporary) directories of a new version: write into ``temporary``, then
     ``os.replace(temporary, final)``. ValueError if the version exists (versions are immutable)."""
     base = pathlib.Path(model_base_path)
@@ -196,10 +215,14 @@ def claim_version(model_base_path: str | os.PathLike,
     return final, temporary
 
 
-def export_reward_model(network: RewardNetwork, model_base_path: str | os.PathLike,
-                        metadata: dict | None = None, version: int | None = None,
-                        warmup_goals: Sequence[str] = ("Grasp any animal", "Go left"),
-                        max_num_objects: int = MAX_SERVED_OBJECTS) -> pathlib.Path:  # fmt: skip
+def export_reward_model(
+    network: RewardNetwork,
+    model_base_path: str | os.PathLike,
+    metadata: dict | None = None,
+    version: int | None = None,
+    warmup_goals: Sequence[str] = ("Grasp any animal", "Go left"),
+    max_num_objects: int = MAX_SERVED_OBJECTS,
+) -> pathlib.Path:
     """Writes ``<model_base_path>/<version>/`` atomically and returns its path.
 
     Raises a ValueError if the version exists (versions are immutable: export a new one).

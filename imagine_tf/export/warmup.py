@@ -13,8 +13,10 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
-def write_warmup_requests(path: str | os.PathLike, goals: Sequence[str], states: np.ndarray,
-                          model_name: str = "reward") -> None:  # fmt: skip
+
+def write_warmup_requests(
+    path: str | os.PathLike, goals: Sequence[str], states: np.ndarray, model_name: str = "reward"
+) -> None:
     """One `score` and one `scan` request on ``goals`` [B] and ``states`` [B, D]."""
     from tensorflow_serving.apis import model_pb2, predict_pb2, prediction_log_pb2
 

@@ -161,16 +161,21 @@ class GoalImagination:
             if len(result) >= wanted:
                 break
             length = int(self._rng.choice(lengths, p=frequency / frequency.sum()))
-            sentence = " ".join(self._rng.choice(words, size=min(length, len(words)), replace=False))
+            sentence = " ".join(
+                self._rng.choice(words, size=min(length, len(words)), replace=False)
+            )
             if sentence not in excluded:
                 excluded.add(sentence)
                 result.append(sentence)
         return result
 
     def state_dict(self) -> dict:
-        return {"method": self.method, "known": list(self.heuristic.known),
-                "imagined": list(self.imagined),
-                "rng": self._rng.bit_generator.state}  # fmt: skip
+        return {
+            "method": self.method,
+            "known": list(self.heuristic.known),
+            "imagined": list(self.imagined),
+            "rng": self._rng.bit_generator.state,
+        }
 
     def load_state_dict(self, state: dict) -> None:
         """Restores `state_dict`: the heuristic relearns the known goals in their order. The

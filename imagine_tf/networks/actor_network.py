@@ -42,13 +42,29 @@ class ActorNetwork(GoalConditionedNetwork):
         `DeepSetsTrunk`; the output layer stays float32.
     """
 
-    def __init__(self, input_tensor_spec, output_tensor_spec, architecture: str = "ma",
-                 words: Sequence[str] = (), max_length: int = 4, hidden_units: int = 256,
-                 latent_units: int | None = None, embedding_units: int = 100,
-                 final_layer_init: str = "small_uniform", compute_dtype: str = "float32",
-                 name: str = "ActorNetwork"):  # fmt: skip
-        super().__init__(input_tensor_spec, input_tensor_spec, architecture, words, max_length,
-                         embedding_units, name=name)  # fmt: skip
+    def __init__(
+        self,
+        input_tensor_spec,
+        output_tensor_spec,
+        architecture: str = "ma",
+        words: Sequence[str] = (),
+        max_length: int = 4,
+        hidden_units: int = 256,
+        latent_units: int | None = None,
+        embedding_units: int = 100,
+        final_layer_init: str = "small_uniform",
+        compute_dtype: str = "float32",
+        name: str = "ActorNetwork",
+    ):
+        super().__init__(
+            input_tensor_spec,
+            input_tensor_spec,
+            architecture,
+            words,
+            max_length,
+            embedding_units,
+            name=name,
+        )
         self._output_tensor_spec = output_tensor_spec
         self.latent_units = (
             latent_units or num_objects_of(input_tensor_spec["state"]) * OBJECT_INPUT_DIM

@@ -40,13 +40,29 @@ class CriticNetwork(GoalConditionedNetwork):
         `DeepSetsTrunk`; the output layer stays float32.
     """
 
-    def __init__(self, input_tensor_spec, architecture: str = "ma", words: Sequence[str] = (),
-                 max_length: int = 4, hidden_units: int = 256, latent_units: int | None = None,
-                 embedding_units: int = 100, final_layer_init: str = "small_uniform",
-                 compute_dtype: str = "float32", name: str = "CriticNetwork"):  # fmt: skip
+    def __init__(
+        self,
+        input_tensor_spec,
+        architecture: str = "ma",
+        words: Sequence[str] = (),
+        max_length: int = 4,
+        hidden_units: int = 256,
+        latent_units: int | None = None,
+        embedding_units: int = 100,
+        final_layer_init: str = "small_uniform",
+        compute_dtype: str = "float32",
+        name: str = "CriticNetwork",
+    ):
         observation_spec, action_spec = input_tensor_spec
-        super().__init__(input_tensor_spec, observation_spec, architecture, words, max_length,
-                         embedding_units, name=name)  # fmt: skip
+        super().__init__(
+            input_tensor_spec,
+            observation_spec,
+            architecture,
+            words,
+            max_length,
+            embedding_units,
+            name=name,
+        )
         action_dim = action_spec.shape.num_elements()
         object_dim = OBJECT_INPUT_DIM + action_dim  # 87
         self.latent_units = latent_units or num_objects_of(observation_spec["state"]) * object_dim

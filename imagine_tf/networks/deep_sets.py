@@ -27,10 +27,13 @@ RELATION_DIM = 4  # `pair_relations`
 # The 49 of the 84 per-object input values that can vary in Playground observations: all but
 # Δtype and ΔRGB (zero: types and colours never change within an episode).
 PLAYGROUND_VARYING_INPUTS = [
-    i for i in range(2 * BODY_DIM + 2 * OBJECT_DIM)
-    if not (2 * BODY_DIM + OBJECT_DIM <= i < 2 * BODY_DIM + OBJECT_DIM + NUM_TYPES
-            or 2 * BODY_DIM + OBJECT_DIM + RGB_OFFSET <= i < 2 * BODY_DIM + OBJECT_DIM + RGB_OFFSET + 3)
-]  # fmt: skip
+    i
+    for i in range(2 * BODY_DIM + 2 * OBJECT_DIM)
+    if not (
+        2 * BODY_DIM + OBJECT_DIM <= i < 2 * BODY_DIM + OBJECT_DIM + NUM_TYPES
+        or 2 * BODY_DIM + OBJECT_DIM + RGB_OFFSET <= i < 2 * BODY_DIM + OBJECT_DIM + RGB_OFFSET + 3
+    )
+]
 
 
 def split_state(
@@ -56,8 +59,9 @@ def split_state(
     return body, objects
 
 
-def object_input_columns(num_objects: int, body_dim: int = BODY_DIM,
-                         object_dim: int = OBJECT_DIM) -> np.ndarray:  # fmt: skip
+def object_input_columns(
+    num_objects: int, body_dim: int = BODY_DIM, object_dim: int = OBJECT_DIM
+) -> np.ndarray:
     """int32 [N, 2 (body + object)]: which state value each per-object input x_i reads."""
     step = body_dim + num_objects * object_dim
     body = np.concatenate([np.arange(body_dim), step + np.arange(body_dim)])
@@ -159,9 +163,15 @@ class DeepSetsTrunk(tf.keras.layers.Layer):
       compute_dtype: "float32" (default) or "bfloat16", see above.
     """
 
-    def __init__(self, architecture: str, feature_dim: int, hidden_units: int = 256,
-                 latent_units: int | None = None, compute_dtype: str = "float32",
-                 **kwargs):  # fmt: skip
+    def __init__(
+        self,
+        architecture: str,
+        feature_dim: int,
+        hidden_units: int = 256,
+        latent_units: int | None = None,
+        compute_dtype: str = "float32",
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if architecture not in ("ma", "fa", "fc"):
             raise ValueError(f"architecture must be 'ma', 'fa' or 'fc', got {architecture!r}.")

@@ -45,9 +45,12 @@ def final_dense(units: int, init: str, activation=None, name: str | None = None)
         return tf.keras.initializers.RandomUniform(-3e-3, 3e-3)
 
     return tf.keras.layers.Dense(
-        units, activation=activation, kernel_initializer=small(), bias_initializer=small(),
+        units,
+        activation=activation,
+        kernel_initializer=small(),
+        bias_initializer=small(),
         name=name,
-    )  # fmt: skip
+    )
 
 
 class GatedAttention(tf.keras.layers.Layer):

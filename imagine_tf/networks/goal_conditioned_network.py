@@ -46,8 +46,16 @@ class GoalConditionedNetwork(network.Network):
       embedding_units: width of the sentence embedding (100).
     """
 
-    def __init__(self, input_tensor_spec, observation_spec, architecture: str, words: Sequence[str],
-                 max_length: int, embedding_units: int = 100, name: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        input_tensor_spec,
+        observation_spec,
+        architecture: str,
+        words: Sequence[str],
+        max_length: int,
+        embedding_units: int = 100,
+        name: str | None = None,
+    ):
         super().__init__(input_tensor_spec=input_tensor_spec, state_spec=(), name=name)
         if architecture not in ARCHITECTURES:
             raise ValueError(f"architecture must be one of {ARCHITECTURES}, got {architecture!r}.")
@@ -58,8 +66,14 @@ class GoalConditionedNetwork(network.Network):
 
     def make_trunk(self, feature_dim: int, hidden_units: int, compute_dtype: str) -> DeepSetsTrunk:
         """The Deep Sets trunk of this network's architecture and ``latent_units``."""
-        return DeepSetsTrunk(self.architecture, feature_dim, hidden_units, self.latent_units,
-                             compute_dtype, name="trunk")  # fmt: skip
+        return DeepSetsTrunk(
+            self.architecture,
+            feature_dim,
+            hidden_units,
+            self.latent_units,
+            compute_dtype,
+            name="trunk",
+        )
 
     def goal_embedding(self, goal: tf.Tensor) -> tf.Tensor:
         """[B, E] from token ids [B, L] (frozen encoder, no gradient) or embeddings [B, E]."""

@@ -54,8 +54,13 @@ class GoalTokenActorNetwork(network.Network):
         token sequence could not be one int64 key).
     """
 
-    def __init__(self, actor_network: ActorNetwork, observation_spec, cache_capacity: int = 512,
-                 name: str = "GoalTokenActorNetwork"):  # fmt: skip
+    def __init__(
+        self,
+        actor_network: ActorNetwork,
+        observation_spec,
+        cache_capacity: int = 512,
+        name: str = "GoalTokenActorNetwork",
+    ):
         super().__init__(input_tensor_spec=observation_spec, state_spec=(), name=name)
         observation_spec = self.input_tensor_spec  # as TensorSpecs
         actor_spec = actor_network.input_tensor_spec
@@ -79,12 +84,14 @@ class GoalTokenActorNetwork(network.Network):
         )
         self.keys = tf.Variable(
             tf.fill([self.cache_capacity], tf.constant(EMPTY_KEY, tf.int64)),
-            trainable=False, name="goal_keys",
-        )  # fmt: skip
+            trainable=False,
+            name="goal_keys",
+        )
         self.embeddings = tf.Variable(
             tf.zeros([self.cache_capacity, self.embedding_units]),
-            trainable=False, name="goal_embeddings",
-        )  # fmt: skip
+            trainable=False,
+            name="goal_embeddings",
+        )
         # Built now, eagerly: variables cannot be created later inside a tf.cond branch.
         actor_network.create_variables()
         if not encoder.built:
@@ -170,10 +177,14 @@ class GoalTokenActorNetwork(network.Network):
             self._check_goals(tokens.numpy(), keys.numpy())
         free = self.cache_capacity - count
         order = tf.argsort(keys)  # sorted keys: a lookup is a binary search (`goal_embedding`)
-        self.keys.assign(tf.concat([tf.gather(keys, order),
-                                    tf.fill([free], tf.constant(EMPTY_KEY, tf.int64))], 0))  # fmt: skip
-        self.embeddings.assign(tf.concat([tf.gather(embeddings, order),
-                                          tf.zeros([free, self.embedding_units])], 0))  # fmt: skip
+        self.keys.assign(
+            tf.concat(
+                [tf.gather(keys, order), tf.fill([free], tf.constant(EMPTY_KEY, tf.int64))], 0
+            )
+        )
+        self.embeddings.assign(
+            tf.concat([tf.gather(embeddings, order), tf.zeros([free, self.embedding_units])], 0)
+        )
 
     def _check_goals(self, tokens: np.ndarray, keys: np.ndarray) -> None:
         if tokens.size and (tokens.min() < 0 or tokens.max() >= self.vocabulary_size):

@@ -83,9 +83,13 @@ def bfloat16_matmul_speedup(rounds: int = 5, repeats: int = 10) -> float:
     products each). Measured once per process."""
     m, k, n = PROBE_SHAPE
     with tf.device("/CPU:0"):
-        operands = {dtype: (tf.cast(tf.random.stateless_uniform([m, k], (1, 2)), dtype),
-                            tf.cast(tf.random.stateless_uniform([k, n], (3, 4)), dtype))
-                    for dtype in (tf.float32, tf.bfloat16)}  # fmt: skip
+        operands = {
+            dtype: (
+                tf.cast(tf.random.stateless_uniform([m, k], (1, 2)), dtype),
+                tf.cast(tf.random.stateless_uniform([k, n], (3, 4)), dtype),
+            )
+            for dtype in (tf.float32, tf.bfloat16)
+        }
         best = {dtype: float("inf") for dtype in operands}
         for _ in range(rounds + 1):  # the first round warms up
             for dtype, (a, b) in operands.items():

@@ -79,19 +79,29 @@ class RewardEnsemble(tf.keras.Model):
 
     def head(self, state: tf.Tensor, goal_embedding: tf.Tensor) -> tf.Tensor:
         """P(achieved) [B]: the members' mean, from embeddings [B, K·E]."""
-        return self._mean([m.head(state, e) for m, e in
-                           zip(self.members, self._member_embeddings(goal_embedding))])  # fmt: skip
+        return self._mean(
+            [
+                m.head(state, e)
+                for m, e in zip(self.members, self._member_embeddings(goal_embedding))
+            ]
+        )
 
     def probability_and_modules(self, state: tf.Tensor, goal_embedding: tf.Tensor):
         """(P [B], module probabilities [B, M]), each the members' mean."""
-        outputs = [m.probability_and_modules(state, e) for m, e in
-                   zip(self.members, self._member_embeddings(goal_embedding))]  # fmt: skip
+        outputs = [
+            m.probability_and_modules(state, e)
+            for m, e in zip(self.members, self._member_embeddings(goal_embedding))
+        ]
         return self._mean([p for p, _ in outputs]), self._mean([q for _, q in outputs])
 
     def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor, **kwargs) -> tf.Tensor:
         """P(achieved) [S, G] of every (state, goal) pair: the members' mean of `scan`."""
-        return self._mean([m.scan(state, e, **kwargs) for m, e in
-                           zip(self.members, self._member_embeddings(goal_embeddings))])  # fmt: skip
+        return self._mean(
+            [
+                m.scan(state, e, **kwargs)
+                for m, e in zip(self.members, self._member_embeddings(goal_embeddings))
+            ]
+        )
 
     def with_num_objects(self, num_objects: int) -> "RewardEnsemble":
         """The ensemble of the members' `RewardNetwork.with_num_objects`."""

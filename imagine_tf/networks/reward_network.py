@@ -230,8 +230,10 @@ class RewardNetwork(RewardScanMixin, tf.keras.Model):
         first, second = (project(objects, block, pattern) for block in blocks[1:3])
         i, j = (list(index) for index in zip(*object_pairs(self.num_objects)))
         body_part = body_part[..., None, :] + self.hidden.bias
-        orders = [body_part + tf.gather(first, i, axis=-2) + tf.gather(second, j, axis=-2),
-                  body_part + tf.gather(first, j, axis=-2) + tf.gather(second, i, axis=-2)]  # fmt: skip
+        orders = [
+            body_part + tf.gather(first, i, axis=-2) + tf.gather(second, j, axis=-2),
+            body_part + tf.gather(first, j, axis=-2) + tf.gather(second, i, axis=-2),
+        ]
         if self.pair_relations:
             relations = pair_relations(objects, i, j)  # r_ij [S, P, 4]; r_ji swaps the halves
             swapped = tf.concat([relations[..., 2:], relations[..., :2]], axis=-1)
@@ -307,8 +309,12 @@ class RewardNetwork(RewardScanMixin, tf.keras.Model):
             )
         other = RewardNetwork.from_config({**self.get_config(), "num_objects": num_objects})
         other(example_inputs(num_objects, self.encoder.max_length))
-        layers = [(self.encoder, other.encoder), (self.attention, other.attention),
-                  (self.hidden, other.hidden), (self.readout, other.readout)]  # fmt: skip
+        layers = [
+            (self.encoder, other.encoder),
+            (self.attention, other.attention),
+            (self.hidden, other.hidden),
+            (self.readout, other.readout),
+        ]
         if self.pair_gate == "residual":
             layers.append((self.second_slot_gate, other.second_slot_gate))
         for mine, theirs in layers:

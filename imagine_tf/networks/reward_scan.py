@@ -37,8 +37,9 @@ class RewardScanMixin:
         columns = object_input_columns(self.num_objects)[:, PLAYGROUND_VARYING_INPUTS]
         return tf.gather(state, columns, axis=-1)
 
-    def training_logits(self, inputs: tf.Tensor, goal_embeddings: tf.Tensor,
-                        goal_rows: tf.Tensor) -> tf.Tensor:  # fmt: skip
+    def training_logits(
+        self, inputs: tf.Tensor, goal_embeddings: tf.Tensor, goal_rows: tf.Tensor
+    ) -> tf.Tensor:
         """`head_logits` [B] of `training_inputs` [B, ...] for goals ``goal_rows`` [B] of
         ``goal_embeddings`` [G, E] (G ≤ B), the co-training step's shape: for MA, the
         attention once per goal and 40 % fewer multiply-adds, the same values."""
@@ -53,8 +54,13 @@ class RewardScanMixin:
         module_logits = tf.reshape(self.readout(hidden), [-1, self.num_objects])  # [B, N]
         return self.or_network.logits(tf.sigmoid(module_logits) * present_objects(inputs))
 
-    def scan(self, state: tf.Tensor, goal_embeddings: tf.Tensor, playground_states: bool = False,
-             compute_dtype: str = "float32") -> tf.Tensor:  # fmt: skip
+    def scan(
+        self,
+        state: tf.Tensor,
+        goal_embeddings: tf.Tensor,
+        playground_states: bool = False,
+        compute_dtype: str = "float32",
+    ) -> tf.Tensor:
         """P(achieved) [S, G] of every (state, goal) pair: states [S, D], embeddings [G, E].
 
         The relabeller's and the F1 evaluation's shape. Equal to `head` on the S·G tiled pairs,
@@ -106,10 +112,13 @@ class RewardScanMixin:
         module_logits = self._module_logits_per_goal(inputs, gated_kernels, dtype)  # [S, G, M]
         if self.architecture == "fa":
             return tf.sigmoid(module_logits[..., 0])
-        return self._or_over_modules(tf.sigmoid(module_logits) * present_objects(inputs)[:, None, :])
+        return self._or_over_modules(
+            tf.sigmoid(module_logits) * present_objects(inputs)[:, None, :]
+        )
 
-    def _module_logits_per_goal(self, inputs: tf.Tensor, gated_kernels: tf.Tensor,
-                                dtype: tf.DType = tf.float32) -> tf.Tensor:  # fmt: skip
+    def _module_logits_per_goal(
+        self, inputs: tf.Tensor, gated_kernels: tf.Tensor, dtype: tf.DType = tf.float32
+    ) -> tf.Tensor:
         """Module logits [S, G, M] of module inputs [S, M, F] under gated kernels [F, G, H].
 
         All G gated kernels side by side, [F, G·H]: one large matmul, fused with the bias and
@@ -125,16 +134,18 @@ class RewardScanMixin:
                 ),
                 tf.cast(tf.tile(self.hidden.bias, [num_goals]), dtype),
             )
-        )  # [S·M, G·H] fmt: skip
+        )  # [S·M, G·H]
         logits = tf.matmul(
             tf.reshape(hidden, [-1, self.hidden_units]), tf.cast(self.readout.kernel, dtype)
         )
-        logits = tf.reshape(tf.cast(logits, tf.float32) + self.readout.bias,
-                            [-1, num_modules, num_goals])  # fmt: skip
+        logits = tf.reshape(
+            tf.cast(logits, tf.float32) + self.readout.bias, [-1, num_modules, num_goals]
+        )
         return tf.transpose(logits, [0, 2, 1])
 
-    def _scan_playground_objects(self, state: tf.Tensor, attention: tf.Tensor,
-                                 dtype: tf.DType = tf.float32) -> tf.Tensor:  # fmt: skip
+    def _scan_playground_objects(
+        self, state: tf.Tensor, attention: tf.Tensor, dtype: tf.DType = tf.float32
+    ) -> tf.Tensor:
         """MA module logits [S, G, N] for Playground states, attention α [G, 84].
 
         x_i = [body (6), obj_i (39), Δobj_i (39)] with obj_i = [type one-hot (32), x, y, size,

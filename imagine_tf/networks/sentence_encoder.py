@@ -79,9 +79,11 @@ class SentenceEncoder(tf.keras.layers.Layer):
         )
         assert_words = tf.debugging.Assert(
             tf.reduce_all(lengths > 0),
-            ["Goals must have at least one word; empty goals at positions:",
-             tf.where(lengths == 0)[:, 0]],
-        )  # fmt: skip
+            [
+                "Goals must have at least one word; empty goals at positions:",
+                tf.where(lengths == 0)[:, 0],
+            ],
+        )
         with tf.control_dependencies([assert_known, assert_short, assert_words]):
             return tf.identity(ids.to_tensor(0, shape=[None, self.max_length]))
 

@@ -46,12 +46,14 @@ class CoLearnedReward:
       seed: seed of the batch sampling.
     """
 
-    def __init__(self, network: RewardNetwork, config: CoLearningConfig = CoLearningConfig(),
-                 seed: int = 0):  # fmt: skip
+    def __init__(
+        self, network: RewardNetwork, config: CoLearningConfig = CoLearningConfig(), seed: int = 0
+    ):
         self.network, self.config = network, config
         self.optimizer = tf.keras.optimizers.Adam(config.learning_rate)
-        self._epoch = CompiledRewardEpoch(network, self.optimizer, config.batch_size,
-                                          config.positive_ratio, seed)  # fmt: skip
+        self._epoch = CompiledRewardEpoch(
+            network, self.optimizer, config.batch_size, config.positive_ratio, seed
+        )
 
     def held_out_f1(self, states: np.ndarray, labels: np.ndarray, goal_tokens: np.ndarray) -> float:
         """Mean F1 of states [S, D] against labels bool [S, G] over the goals with a positive
@@ -68,8 +70,9 @@ class CoLearnedReward:
         held_out = memory.held_out_rows(num_new, config.max_held_out)
         held_states = memory.states[held_out]
         held_labels = memory.positives[held_out, :num_goals]
-        run = self._epoch.bind(memory.sampling_tables(exclude_rows=held_out), goal_tokens,
-                               held_states, held_labels)  # fmt: skip
+        run = self._epoch.bind(
+            memory.sampling_tables(exclude_rows=held_out), goal_tokens, held_states, held_labels
+        )
         best_f1, best_weights, since_best, epoch = -1.0, None, 0, 0
         while epoch < config.max_epochs and since_best < config.patience:
             f1 = run(config.batches_per_epoch)
@@ -80,5 +83,9 @@ class CoLearnedReward:
                 since_best += 1
         if best_weights is not None:
             self.network.set_weights(best_weights)
-        return {"epochs": epoch, "held_out_f1": best_f1, "seconds": time.perf_counter() - start,
-                "held_out_states": int(len(held_out))}  # fmt: skip
+        return {
+            "epochs": epoch,
+            "held_out_f1": best_f1,
+            "seconds": time.perf_counter() - start,
+            "held_out_states": int(len(held_out)),
+        }

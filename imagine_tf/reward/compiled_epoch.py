@@ -59,15 +59,26 @@ class CompiledRewardEpoch:
       seed: seed of the in-graph sampler.
     """
 
-    def __init__(self, network: RewardNetwork, optimizer: tf.keras.optimizers.Optimizer,
-                 batch_size: int = 512, positive_ratio: float = 0.2, seed: int = 0):  # fmt: skip
+    def __init__(
+        self,
+        network: RewardNetwork,
+        optimizer: tf.keras.optimizers.Optimizer,
+        batch_size: int = 512,
+        positive_ratio: float = 0.2,
+        seed: int = 0,
+    ):
         self.network, self.optimizer = network, optimizer
         self.batch_size, self.positive_ratio = int(batch_size), float(positive_ratio)
         self.generator = tf.random.Generator.from_seed(seed)
         self._run = tf.function(self._epoch, reduce_retracing=True)
 
-    def bind(self, tables: SamplingTables, goal_tokens: np.ndarray, held_states: np.ndarray,
-             held_labels: np.ndarray):  # fmt: skip
+    def bind(
+        self,
+        tables: SamplingTables,
+        goal_tokens: np.ndarray,
+        held_states: np.ndarray,
+        held_labels: np.ndarray,
+    ):
         """``run(num_batches) -> F1``: trains ``num_batches`` steps, then returns the mean
         per-goal F1 of the held-out states [H, D] against their labels bool [H, G] (over the
         goals with a positive held-out state; 0 if none has). The memory goes to tensors, and
@@ -82,19 +93,38 @@ class CompiledRewardEpoch:
 
         return run
 
-    def held_out_f1(self, goal_tokens: np.ndarray, held_states: np.ndarray,
-                    held_labels: np.ndarray) -> float:  # fmt: skip
+    def held_out_f1(
+        self, goal_tokens: np.ndarray, held_states: np.ndarray, held_labels: np.ndarray
+    ) -> float:
         """The F1 of `bind`'s runs without training."""
         empty = np.zeros(0, np.int64)
         every_goal = np.arange(len(goal_tokens))
-        tables = SamplingTables(np.zeros((1, held_states.shape[-1]), np.float32), *[empty] * 3,
-                                *[empty] * 3, every_goal, np.zeros(0, bool))  # fmt: skip
+        tables = SamplingTables(
+            np.zeros((1, held_states.shape[-1]), np.float32),
+            *[empty] * 3,
+            *[empty] * 3,
+            every_goal,
+            np.zeros(0, bool),
+        )
         return self.bind(tables, goal_tokens, held_states, held_labels)(0)
 
     # -- in the graph --------------------------------------------------------------------------
-    def _epoch(self, inputs, positive_rows, positive_start, positive_count, negative_rows,
-               negative_start, negative_count, present, both, goal_tokens, num_batches,
-               held_states, held_labels):  # fmt: skip
+    def _epoch(
+        self,
+        inputs,
+        positive_rows,
+        positive_start,
+        positive_count,
+        negative_rows,
+        negative_start,
+        negative_count,
+        present,
+        both,
+        goal_tokens,
+        num_batches,
+        held_states,
+        held_labels,
+    ):
         positives = (positive_rows, positive_start, positive_count)
         negatives = (negative_rows, negative_start, negative_count)
 
@@ -103,29 +133,38 @@ class CompiledRewardEpoch:
         def body(step):
             goals, rows, labels, weights = self._sample(present, both, positives, negatives)
             goal_rows = tf.searchsorted(present, goals)  # present is sorted
-            tf.cond(tf.reduce_sum(weights) > 0,
-                    lambda: self._step(tf.gather(inputs, rows), present_tokens, goal_rows, labels,
-                                       weights),
-                    lambda: tf.constant(0.0))  # fmt: skip
+            tf.cond(
+                tf.reduce_sum(weights) > 0,
+                lambda: self._step(
+                    tf.gather(inputs, rows), present_tokens, goal_rows, labels, weights
+                ),
+                lambda: tf.constant(0.0),
+            )
             return (step + 1,)
 
         tf.while_loop(lambda step: step < num_batches, body, (tf.constant(0),))
         # goals with a positive held-out state are present in the memory
-        return self._held_out_f1(present_tokens, held_states, tf.gather(held_labels, present, axis=1))
+        return self._held_out_f1(
+            present_tokens, held_states, tf.gather(held_labels, present, axis=1)
+        )
 
     def _sample(self, present, both, positives, negatives):
         """(goal ids [B], state rows [B], labels float [B], weights float [B])."""
         batch, generator = self.batch_size, self.generator
         count = tf.size(present)
         shuffled = tf.gather(present, tf.argsort(generator.uniform([count])))
-        extra = tf.gather(present, generator.uniform([tf.maximum(batch - count, 0)], 0, count,
-                                                     dtype=tf.int32))  # fmt: skip
-        goals = tf.cond(count >= batch, lambda: shuffled[:batch],
-                        lambda: tf.concat([present, extra], axis=0))  # fmt: skip
+        extra = tf.gather(
+            present, generator.uniform([tf.maximum(batch - count, 0)], 0, count, dtype=tf.int32)
+        )
+        goals = tf.cond(
+            count >= batch, lambda: shuffled[:batch], lambda: tf.concat([present, extra], axis=0)
+        )
         goals = tf.ensure_shape(goals, [batch])
         positive = generator.uniform([batch]) < self.positive_ratio
         uniform = generator.uniform([batch])
-        rows = tf.where(positive, _draw(positives, goals, uniform), _draw(negatives, goals, uniform))
+        rows = tf.where(
+            positive, _draw(positives, goals, uniform), _draw(negatives, goals, uniform)
+        )
         weights = tf.cast(tf.gather(both, goals), tf.float32)
         return goals, rows, tf.cast(positive, tf.float32), weights
 
@@ -144,8 +183,11 @@ class CompiledRewardEpoch:
         network = self.network
         if tf.shape(held_states)[0] == 0:
             return tf.constant(0.0)
-        probabilities = network.scan(held_states, network.encoder(goal_tokens),
-                                     playground_states=network.architecture == "ma")  # fmt: skip
+        probabilities = network.scan(
+            held_states,
+            network.encoder(goal_tokens),
+            playground_states=network.architecture == "ma",
+        )
         predicted = probabilities > 0.5
         true_positive = _count(predicted & held_labels)
         false_positive = _count(predicted & ~held_labels)

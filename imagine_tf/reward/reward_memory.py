@@ -36,8 +36,9 @@ class RewardMemory:
         self.size, self.next_row, self.states_added = 0, 0, 0
         self.used_goals = 0  # goal columns ever given: sampling reads only these
 
-    def add(self, final_states: np.ndarray, positives: np.ndarray,
-            negatives: np.ndarray | None = None) -> None:  # fmt: skip
+    def add(
+        self, final_states: np.ndarray, positives: np.ndarray, negatives: np.ndarray | None = None
+    ) -> None:
         """Stores B final states [B, D] with their positive and negative goal ids, bool [B, G]
         each (``negatives`` by default: every one of the G goals not positive)."""
         positives = np.asarray(positives, bool)
@@ -66,9 +67,13 @@ class RewardMemory:
 
     def state_dict(self) -> dict:
         used, goals = slice(0, self.size), slice(0, self.used_goals)
-        return {"states": self.states[used], "positives": self.positives[used, goals],
-                "negatives": self.negatives[used, goals], "added_at": self.added_at[used],
-                "counters": np.array([self.next_row, self.states_added])}  # fmt: skip
+        return {
+            "states": self.states[used],
+            "positives": self.positives[used, goals],
+            "negatives": self.negatives[used, goals],
+            "added_at": self.added_at[used],
+            "counters": np.array([self.next_row, self.states_added]),
+        }
 
     def load_state_dict(self, state: dict) -> None:
         size = len(state["states"])

@@ -51,8 +51,10 @@ def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) 
             continue
         if key == "words" and isinstance(old, list) and isinstance(new, list):
             added, missing = sorted(set(new) - set(old)), sorted(set(old) - set(new))
-            differences.append(f"words: {len(old)} in the run, {len(new)} now "
-                               f"(new: {added[:8]}, gone: {missing[:8]})")  # fmt: skip
+            differences.append(
+                f"words: {len(old)} in the run, {len(new)} now "
+                f"(new: {added[:8]}, gone: {missing[:8]})"
+            )
         else:
             differences.append(f"{key}: {old!r} in the run, {new!r} now")
     if differences:
@@ -266,8 +268,9 @@ class SupervisedTrainer:
         network_config = json.loads(json.dumps(self.network.get_config()))
         if self.manager.latest_checkpoint:
             if network_file.exists():  # refuse a different network before touching anything
-                check_same_network(json.loads(network_file.read_text()), network_config,
-                                   self.root_dir)  # fmt: skip
+                check_same_network(
+                    json.loads(network_file.read_text()), network_config, self.root_dir
+                )
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
         # How to rebuild the network (export); written whole (reward may not import

@@ -69,24 +69,34 @@ class EpisodeActor:
             self._envs = {config.num_objects: builder.make_env(config.episodes_per_cycle, seed)}
         else:
             self._envs = {
-                n: PaddedObjects(builder.make_env(config.episodes_per_cycle, seed + 101 * n,
-                                                  num_objects=n), config.num_objects)
+                n: PaddedObjects(
+                    builder.make_env(config.episodes_per_cycle, seed + 101 * n, num_objects=n),
+                    config.num_objects,
+                )
                 for n in range(config.min_objects, config.num_objects + 1)
-            }  # fmt: skip
+            }
         self.env = self._envs[config.num_objects]
         self.token_network, exploring, greedy = builder.make_policies(actor_network, self.env, seed)
         self.rng = np.random.default_rng(seed)
         length = self.env.config.episode_length
         self._recorder = EpisodeRecorder(config.episodes_per_cycle, length, builder.state_dim // 2)
-        policies = {explore: py_tf_eager_policy.PyTFEagerPolicy(policy, use_tf_function=True,
-                                                                batch_time_steps=False)
-                    for explore, policy in ((True, exploring), (False, greedy))}  # fmt: skip
+        policies = {
+            explore: py_tf_eager_policy.PyTFEagerPolicy(
+                policy, use_tf_function=True, batch_time_steps=False
+            )
+            for explore, policy in ((True, exploring), (False, greedy))
+        }
         self._drivers = {
-            (n, explore): py_driver.PyDriver(env, policy, observers=[],
-                                             transition_observers=[self._recorder],
-                                             max_steps=config.episodes_per_cycle * length)
-            for n, env in self._envs.items() for explore, policy in policies.items()
-        }  # fmt: skip
+            (n, explore): py_driver.PyDriver(
+                env,
+                policy,
+                observers=[],
+                transition_observers=[self._recorder],
+                max_steps=config.episodes_per_cycle * length,
+            )
+            for n, env in self._envs.items()
+            for explore, policy in policies.items()
+        }
         self.goals = GoalView([], np.zeros((0, EMBEDDING_UNITS), np.float32))
         self.policy_step = 0
         self.timings = dict.fromkeys(("collection", "partner"), 0.0)
@@ -130,7 +140,9 @@ class EpisodeActor:
         start = time.perf_counter()
         config = self.builder.config
         if config.min_objects is not None:  # this cycle's scene size
-            self.env = self._envs[int(self.rng.integers(config.min_objects, config.num_objects + 1))]
+            self.env = self._envs[
+                int(self.rng.integers(config.min_objects, config.num_objects + 1))
+            ]
         sentences, goal_ids, embeddings = self._targets()
         explore = self.rng.random() >= config.exploit_probability
         self._recorder.start()

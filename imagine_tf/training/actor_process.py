@@ -55,15 +55,20 @@ def _wait_for(fetch, stop: StopSignal, what: str, log) -> object | None:
     return None
 
 
-def learner_config(container: VariableContainer, given: TrainConfig | None,
-                   stop: StopSignal, log=print) -> TrainConfig | None:  # fmt: skip
+def learner_config(
+    container: VariableContainer, given: TrainConfig | None, stop: StopSignal, log=print
+) -> TrainConfig | None:
     """The learner's `TrainConfig` from the server; refuses one other than ``given``.
 
     Raises:
       RunConfigMismatch: ``given`` differs from the learner's configuration (what differs).
     """
-    text = _wait_for(lambda: container.pull_run_config(timeout_s=POLL_SECONDS), stop,
-                     f"a learner to publish its configuration at {container.address}", log)  # fmt: skip
+    text = _wait_for(
+        lambda: container.pull_run_config(timeout_s=POLL_SECONDS),
+        stop,
+        f"a learner to publish its configuration at {container.address}",
+        log,
+    )
     if text is None:
         return None
     config = TrainConfig.from_json(text)
@@ -83,9 +88,15 @@ def learner_config(container: VariableContainer, given: TrainConfig | None,
     return config
 
 
-def run_actor(address: str, actor_id: int = 0, config: TrainConfig | None = None,
-              stop: StopSignal | None = None, max_batches: int | None = None,
-              retry_seconds: float = 60.0, log=print) -> ActorStats:  # fmt: skip
+def run_actor(
+    address: str,
+    actor_id: int = 0,
+    config: TrainConfig | None = None,
+    stop: StopSignal | None = None,
+    max_batches: int | None = None,
+    retry_seconds: float = 60.0,
+    log=print,
+) -> ActorStats:
     """Plays for the learner at ``address`` until it finishes, ``stop`` is set or
     ``max_batches`` batches are written; a server that does not answer is retried for
     ``retry_seconds``.
@@ -109,8 +120,9 @@ def run_actor(address: str, actor_id: int = 0, config: TrainConfig | None = None
         log(f"playing for the learner at {address}")
         seen = (None, None)
         while not stop.is_set() and (max_batches is None or stats.batches < max_batches):
-            arrays = _wait_for(lambda: container.pull(timeout_s=POLL_SECONDS), stop,
-                               "the learner's policy", log)  # fmt: skip
+            arrays = _wait_for(
+                lambda: container.pull(timeout_s=POLL_SECONDS), stop, "the learner's policy", log
+            )
             if arrays is None:
                 break
             snapshot = PolicySnapshot.from_arrays(arrays)

@@ -23,7 +23,6 @@ from imagine_tf.training.atomic_files import write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 
 
-
 def run_logs(root_dir: str | os.PathLike) -> list[dict]:
     """The per-epoch records of a run (its ``progress.jsonl``)."""
     text = (pathlib.Path(root_dir) / run_layout.PROGRESS).read_text()
@@ -33,9 +32,16 @@ def run_logs(root_dir: str | os.PathLike) -> list[dict]:
 # What tells experiments apart besides the run's name (directories of two experiments may share
 # a name, e.g. budget10/fa_s0 and budget15/fa_s0), with the value a run made before the field
 # existed had (None: always recorded).
-EXPERIMENT_FIELDS = {"architecture": None, "reward": None, "seed": None, "batch_size": None,
-                     "final_layer_init": "small_uniform", "compute_dtype": "float32",
-                     "final_goal_ratio": 0.0, "imagination": "none"}  # fmt: skip
+EXPERIMENT_FIELDS = {
+    "architecture": None,
+    "reward": None,
+    "seed": None,
+    "batch_size": None,
+    "final_layer_init": "small_uniform",
+    "compute_dtype": "float32",
+    "final_goal_ratio": 0.0,
+    "imagination": "none",
+}
 
 
 def row_key(row: dict) -> tuple:
@@ -89,26 +95,40 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
     if not evaluations:
         if not logs:
             return [row]
-        return [{**row, "evaluated_at_epoch": last["epoch"], "evaluated_at_episodes": last["episodes"],
-                 "repetitions": "1 (in-training evaluation; run `imagine-tf eval` for 30)",
-                 "train_success": last["eval_train_success"],
-                 "test_success": last["eval_test_success"]}]  # fmt: skip
+        return [
+            {
+                **row,
+                "evaluated_at_epoch": last["epoch"],
+                "evaluated_at_episodes": last["episodes"],
+                "repetitions": "1 (in-training evaluation; run `imagine-tf eval` for 30)",
+                "train_success": last["eval_train_success"],
+                "test_success": last["eval_test_success"],
+            }
+        ]
     episodes_at = {r.get("epoch"): r.get("episodes") for r in logs}
     return [
-        {**row,
-         # The run may have gone on since its evaluation: the SR belongs to this many episodes.
-         "evaluated_at_epoch": epoch, "evaluated_at_episodes": episodes_at.get(epoch),
-         "repetitions": evaluation["repetitions"],
-         "train_success": evaluation["train_success"], "test_success": evaluation["test_success"],
-         "per_type": evaluation["per_type"],
-         "train_per_predicate": evaluation.get("train_per_predicate"),
-         **({"imagined": evaluation["imagination"]} if "imagination" in evaluation else {})}
+        {
+            **row,
+            # The run may have gone on since its evaluation: the SR belongs to this many episodes.
+            "evaluated_at_epoch": epoch,
+            "evaluated_at_episodes": episodes_at.get(epoch),
+            "repetitions": evaluation["repetitions"],
+            "train_success": evaluation["train_success"],
+            "test_success": evaluation["test_success"],
+            "per_type": evaluation["per_type"],
+            "train_per_predicate": evaluation.get("train_per_predicate"),
+            **({"imagined": evaluation["imagination"]} if "imagination" in evaluation else {}),
+        }
         for epoch, evaluation in sorted(evaluations.items())
-    ]  # fmt: skip
+    ]
 
 
-def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.PathLike,
-                       command: str, earlier: dict | None = None) -> dict:  # fmt: skip
+def write_agent_report(
+    root_dirs: Sequence[str | os.PathLike],
+    path: str | os.PathLike,
+    command: str,
+    earlier: dict | None = None,
+) -> dict:
     """Rows of the runs, written as JSON (atomically) with the command and a timestamp.
 
     ``earlier``: a report written before (an agent_sr.json) whose rows are kept unless a row
@@ -119,8 +139,9 @@ def write_agent_report(root_dirs: Sequence[str | os.PathLike], path: str | os.Pa
     rows = [row for root in root_dirs for row in run_rows(root)]
     if earlier is not None:
         kept = earlier_runs_not_given(rows, earlier, "imagine-tf report", key=row_key)
-        rows = [{**row, "reported_by": row.get("reported_by", earlier.get("command"))}
-                for row in kept] + rows  # fmt: skip
+        rows = [
+            {**row, "reported_by": row.get("reported_by", earlier.get("command"))} for row in kept
+        ] + rows
     record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "runs": rows}
     write_text_atomically(path, json.dumps(record, indent=1))
     return record

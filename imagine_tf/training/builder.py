@@ -81,8 +81,9 @@ class RunBuilder:
         return self.num_partner_goals + self.config.max_imagined_goals
 
     # -- environments and policies (actors, evaluation) -----------------------------------------
-    def make_env(self, batch_size: int, seed: int, split: str = "train",
-                 num_objects: int | None = None) -> PlaygroundEnv:  # fmt: skip
+    def make_env(
+        self, batch_size: int, seed: int, split: str = "train", num_objects: int | None = None
+    ) -> PlaygroundEnv:
         """A batched Playground of ``batch_size`` scenes; goals sampled from ``split``."""
         return PlaygroundEnv(
             GoalCatalog(split, vocabulary=self.vocabulary),
@@ -108,7 +109,9 @@ class RunBuilder:
         exploring = GaussianEpsilonPolicy(
             unclipped, self.config.noise_stddev, self.config.random_action_probability, seed
         )
-        greedy = actor_policy.ActorPolicy(time_step_spec, self.action_spec, token_network, clip=True)
+        greedy = actor_policy.ActorPolicy(
+            time_step_spec, self.action_spec, token_network, clip=True
+        )
         return token_network, exploring, greedy
 
     # -- networks and agent --------------------------------------------------------------------
@@ -119,53 +122,88 @@ class RunBuilder:
         if num_objects is not None:
             spec = {**spec, "state": tf.TensorSpec([observation_dim(num_objects)], tf.float32)}
         words, length, config = self.vocabulary.words[1:], self.vocabulary.max_length, self.config
-        network = ActorNetwork(spec, self.action_spec, config.architecture, words, length,
-                               hidden_units=config.hidden_units,
-                               final_layer_init=config.final_layer_init,
-                               compute_dtype=config.compute_dtype)  # fmt: skip
+        network = ActorNetwork(
+            spec,
+            self.action_spec,
+            config.architecture,
+            words,
+            length,
+            hidden_units=config.hidden_units,
+            final_layer_init=config.final_layer_init,
+            compute_dtype=config.compute_dtype,
+        )
         network.create_variables()
         return network
 
     def make_agent(self, actor_network: ActorNetwork | None = None) -> ImagineDdpgAgent:
         config, spec = self.config, self.embedding_observation_spec
         words, length = self.vocabulary.words[1:], self.vocabulary.max_length
-        critic = CriticNetwork((spec, self.action_spec), config.architecture, words, length,
-                               hidden_units=config.hidden_units,
-                               final_layer_init=config.final_layer_init,
-                               compute_dtype=config.compute_dtype)  # fmt: skip
+        critic = CriticNetwork(
+            (spec, self.action_spec),
+            config.architecture,
+            words,
+            length,
+            hidden_units=config.hidden_units,
+            final_layer_init=config.final_layer_init,
+            compute_dtype=config.compute_dtype,
+        )
         agent = ImagineDdpgAgent(
-            ts.time_step_spec(spec), self.action_spec, actor_network or self.make_actor_network(),
-            critic, actor_learning_rate=config.actor_learning_rate,
-            critic_learning_rate=config.critic_learning_rate, gamma=config.gamma,
-            polyak=config.polyak, target_update_period=config.target_update_period,
-            action_l2=config.action_l2, noise_stddev=config.noise_stddev,
+            ts.time_step_spec(spec),
+            self.action_spec,
+            actor_network or self.make_actor_network(),
+            critic,
+            actor_learning_rate=config.actor_learning_rate,
+            critic_learning_rate=config.critic_learning_rate,
+            gamma=config.gamma,
+            polyak=config.polyak,
+            target_update_period=config.target_update_period,
+            action_l2=config.action_l2,
+            noise_stddev=config.noise_stddev,
             random_action_probability=config.random_action_probability,
-            clip_targets=config.clip_targets, seed=config.seed)  # fmt: skip
+            clip_targets=config.clip_targets,
+            seed=config.seed,
+        )
         agent.initialize()
         return agent
 
     def make_reward_network(self) -> RewardNetwork:
         config = self.config
-        network = RewardNetwork(config.reward_architecture, self.vocabulary.words[1:],
-                                self.vocabulary.max_length, config.num_objects,
-                                normalize_goal=config.reward_normalize_goal)  # fmt: skip
+        network = RewardNetwork(
+            config.reward_architecture,
+            self.vocabulary.words[1:],
+            self.vocabulary.max_length,
+            config.num_objects,
+            normalize_goal=config.reward_normalize_goal,
+        )
         network({"state": tf.zeros([1, self.state_dim]), "goal": tf.zeros([1, 4], tf.int64)})
         return network
 
     def make_reward_learner(self, reward_network: RewardNetwork) -> CoLearnedReward:
         config = self.config
-        return CoLearnedReward(reward_network, CoLearningConfig(
-            batch_size=config.reward_batch_size, batches_per_epoch=config.reward_batches_per_epoch,
-            max_epochs=config.reward_max_epochs, patience=config.reward_patience,
-            positive_ratio=config.reward_positive_ratio,
-            learning_rate=config.reward_learning_rate), seed=config.seed)  # fmt: skip
+        return CoLearnedReward(
+            reward_network,
+            CoLearningConfig(
+                batch_size=config.reward_batch_size,
+                batches_per_epoch=config.reward_batches_per_epoch,
+                max_epochs=config.reward_max_epochs,
+                patience=config.reward_patience,
+                positive_ratio=config.reward_positive_ratio,
+                learning_rate=config.reward_learning_rate,
+            ),
+            seed=config.seed,
+        )
 
     # -- the learner's memories ------------------------------------------------------------------
     def make_replay(self) -> EpisodeReplay:
         config = self.config
-        return EpisodeReplay(config.replay_capacity, PlaygroundConfig().episode_length,
-                             step_dim(config.num_objects), embedding_dim=EMBEDDING_UNITS,
-                             max_goals=self.max_goals, seed=config.seed)  # fmt: skip
+        return EpisodeReplay(
+            config.replay_capacity,
+            PlaygroundConfig().episode_length,
+            step_dim(config.num_objects),
+            embedding_dim=EMBEDDING_UNITS,
+            max_goals=self.max_goals,
+            seed=config.seed,
+        )
 
     def make_memory(self) -> RewardMemory:
         config = self.config
@@ -182,8 +220,12 @@ class RunBuilder:
             scorer = LearnedRewardScorer(
                 reward_network, compute_dtype=config.compute_dtype if bfloat16_scan else "float32"
             )
-        return HerRelabeler(scorer, seed=config.seed, final_goal_ratio=config.final_goal_ratio,
-                            imagined_share=config.imagined_candidate_share)  # fmt: skip
+        return HerRelabeler(
+            scorer,
+            seed=config.seed,
+            final_goal_ratio=config.final_goal_ratio,
+            imagined_share=config.imagined_candidate_share,
+        )
 
     def goal_tokens(self, sentences) -> np.ndarray:
         """int32 [G, L] token ids of goal sentences."""

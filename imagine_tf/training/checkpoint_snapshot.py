@@ -22,8 +22,12 @@ class SnapshotError(RuntimeError):
     """No consistent copy could be taken (the run saves faster than the copy, or has none)."""
 
 
-def snapshot_checkpoint(root_dir: str | os.PathLike, into: str | os.PathLike,
-                        attempts: int = 5, wait_seconds: float = 1.0) -> pathlib.Path:  # fmt: skip
+def snapshot_checkpoint(
+    root_dir: str | os.PathLike,
+    into: str | os.PathLike,
+    attempts: int = 5,
+    wait_seconds: float = 1.0,
+) -> pathlib.Path:
     """Copies ``root_dir``'s checkpoint and ``config.json`` into ``into`` (a new run directory
     with only these); returns ``into``. Raises `FileNotFoundError` if the run has no checkpoint
     and `SnapshotError` if ``attempts`` copies were all overtaken by saves."""

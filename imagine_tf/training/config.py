@@ -126,15 +126,23 @@ class TrainConfig:
             )
         for name in ("imagined_target_probability", "imagined_candidate_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"TrainConfig.{name} must be in [0, 1], got {getattr(self, name)}.")
+                raise ValueError(
+                    f"TrainConfig.{name} must be in [0, 1], got {getattr(self, name)}."
+                )
         unknown = set(self.goal_predicates) - set(PREDICATES)
         if unknown or not self.goal_predicates:
             raise ValueError(
                 f"TrainConfig.goal_predicates must be a non-empty subset of {PREDICATES}, got "
                 f"{tuple(self.goal_predicates)!r}."
             )
-        for name in ("episodes_per_cycle", "cycles_per_epoch", "batch_size", "queue_cycles",
-                     "hidden_units", "reward_batch_size"):  # fmt: skip
+        for name in (
+            "episodes_per_cycle",
+            "cycles_per_epoch",
+            "batch_size",
+            "queue_cycles",
+            "hidden_units",
+            "reward_batch_size",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig.{name} must be >= 1, got {getattr(self, name)}.")
 

@@ -53,8 +53,7 @@ class EpisodeQueueSource:
       log: where to say that the learner has been waiting long.
     """
 
-    def __init__(self, reader: EpisodeReader, stop: StopSignal, while_waiting=None,
-                 log=print):  # fmt: skip
+    def __init__(self, reader: EpisodeReader, stop: StopSignal, while_waiting=None, log=print):
         self.reader, self.stop, self.while_waiting, self.log = reader, stop, while_waiting, log
 
     def __call__(self) -> tuple[EpisodeBatch, dict[str, float]]:
@@ -70,15 +69,24 @@ class EpisodeQueueSource:
             if self.while_waiting is not None:
                 self.while_waiting()
             if time.perf_counter() - last_notice > WAIT_NOTICE_SECONDS:
-                self.log(f"the learner has waited {time.perf_counter() - start:.0f} s for "
-                         f"episodes at {self.reader.address}: are actors running?")  # fmt: skip
+                self.log(
+                    f"the learner has waited {time.perf_counter() - start:.0f} s for "
+                    f"episodes at {self.reader.address}: are actors running?"
+                )
                 last_notice = time.perf_counter()
 
 
-def serve_learner(learner: Learner, checkpoint: LearnerCheckpoint, address: str,
-                  num_epochs: int, progress: bool, stop: StopSignal,
-                  while_waiting=None, retry_seconds: float = 60.0,
-                  log=print) -> list[dict]:  # fmt: skip
+def serve_learner(
+    learner: Learner,
+    checkpoint: LearnerCheckpoint,
+    address: str,
+    num_epochs: int,
+    progress: bool,
+    stop: StopSignal,
+    while_waiting=None,
+    retry_seconds: float = 60.0,
+    log=print,
+) -> list[dict]:
     """Runs the learner's epochs against the replay server at ``address`` (retried for
     ``retry_seconds`` when it does not answer)."""
     container = VariableContainer(address, deadline_s=retry_seconds)
@@ -125,17 +133,34 @@ class RunProcesses:
         log = open(self.layout.logs / f"{name}.log", "ab")
         environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
         self.processes[name] = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, env=environment,
-            start_new_session=True, preexec_fn=_terminate_with_parent)  # fmt: skip
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            start_new_session=True,
+            preexec_fn=_terminate_with_parent,
+        )
         log.close()
 
     def start_server(self) -> None:
-        self._start("replay_server", ["replay-server", "--root-dir", str(self.layout.root),
-                                      "--port", str(self.port)])  # fmt: skip
+        self._start(
+            "replay_server",
+            ["replay-server", "--root-dir", str(self.layout.root), "--port", str(self.port)],
+        )
 
     def start_actor(self, actor_id: int) -> None:
-        self._start(f"actor_{actor_id}", ["actor", "--replay-server", self.address, "--actor-id",
-                                          str(actor_id), "--threads", str(self.threads)])  # fmt: skip
+        self._start(
+            f"actor_{actor_id}",
+            [
+                "actor",
+                "--replay-server",
+                self.address,
+                "--actor-id",
+                str(actor_id),
+                "--threads",
+                str(self.threads),
+            ],
+        )
 
     def start(self) -> None:
         """The server, then (once it answers) the actors."""
@@ -152,8 +177,10 @@ class RunProcesses:
         for name, process in list(self.processes.items()):
             code = process.poll()
             if code is not None and name.startswith("actor_"):
-                log(f"{name.replace('_', ' ')} exited (code {code}); restarting it "
-                    f"(log: {self.layout.logs / name}.log)")  # fmt: skip
+                log(
+                    f"{name.replace('_', ' ')} exited (code {code}); restarting it "
+                    f"(log: {self.layout.logs / name}.log)"
+                )
                 self.restarts += 1
                 self.start_actor(int(name.split("_")[1]))
 
@@ -179,9 +206,15 @@ def _terminate_with_parent() -> None:
         pass
 
 
-def run_with_actor_processes(learner: Learner, checkpoint: LearnerCheckpoint, num_epochs: int,
-                             actors: int, port: int | None = None, progress: bool = True,
-                             log=print) -> list[dict]:  # fmt: skip
+def run_with_actor_processes(
+    learner: Learner,
+    checkpoint: LearnerCheckpoint,
+    num_epochs: int,
+    actors: int,
+    port: int | None = None,
+    progress: bool = True,
+    log=print,
+) -> list[dict]:
     """A replay server process, ``actors`` actor processes, and the learner's epochs here.
 
     Raises `TrainingStopped` on SIGTERM / Ctrl-C (the last checkpoint stands), `PortInUse` if
@@ -194,15 +227,29 @@ def run_with_actor_processes(learner: Learner, checkpoint: LearnerCheckpoint, nu
     with StopOnSignals(stop):
         try:
             processes.start()
-            return serve_learner(learner, checkpoint, processes.address, num_epochs, progress,
-                                 stop, while_waiting=lambda: processes.restart_dead(log), log=log)  # fmt: skip
+            return serve_learner(
+                learner,
+                checkpoint,
+                processes.address,
+                num_epochs,
+                progress,
+                stop,
+                while_waiting=lambda: processes.restart_dead(log),
+                log=log,
+            )
         finally:
             processes.stop()
 
 
-def run_remote_learner(learner: Learner, checkpoint: LearnerCheckpoint, replay_server: str,
-                       num_epochs: int, progress: bool = True, retry_seconds: float = 60.0,
-                       log=print) -> list[dict]:  # fmt: skip
+def run_remote_learner(
+    learner: Learner,
+    checkpoint: LearnerCheckpoint,
+    replay_server: str,
+    num_epochs: int,
+    progress: bool = True,
+    retry_seconds: float = 60.0,
+    log=print,
+) -> list[dict]:
     """The learner of a replay server started apart (``imagine-tf replay-server``).
 
     Raises `ValueError` for an address that is not HOST:PORT, `ReplayServerUnavailable` if no
@@ -211,5 +258,13 @@ def run_remote_learner(learner: Learner, checkpoint: LearnerCheckpoint, replay_s
     parse_address(replay_server)
     stop = StopSignal()
     with StopOnSignals(stop):
-        return serve_learner(learner, checkpoint, replay_server, num_epochs, progress, stop,
-                             retry_seconds=retry_seconds, log=log)  # fmt: skip
+        return serve_learner(
+            learner,
+            checkpoint,
+            replay_server,
+            num_epochs,
+            progress,
+            stop,
+            retry_seconds=retry_seconds,
+            log=log,
+        )

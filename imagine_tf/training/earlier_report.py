@@ -22,8 +22,12 @@ def read_earlier_report(path: str | os.PathLike) -> dict:
         raise ValueError(f"--include {path}: not a readable JSON report ({error}).") from None
 
 
-def earlier_runs_not_given(runs: list[dict], earlier: dict, made_by: str,
-                           key: Callable[[dict], Hashable] = itemgetter("run")) -> list[dict]:  # fmt: skip
+def earlier_runs_not_given(
+    runs: list[dict],
+    earlier: dict,
+    made_by: str,
+    key: Callable[[dict], Hashable] = itemgetter("run"),
+) -> list[dict]:
     """The rows of ``earlier`` that no row of ``runs`` replaces: a row replaces those with the
     same ``key`` (the run's name; the agent report also tells evaluations apart, `row_key`).
 

@@ -57,8 +57,9 @@ class EpisodeBatch:
         )
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        arrays = {field.name: np.asarray(getattr(self, field.name))
-                  for field in dataclasses.fields(self)}  # fmt: skip
+        arrays = {
+            field.name: np.asarray(getattr(self, field.name)) for field in dataclasses.fields(self)
+        }
         arrays["descriptions"] = np.packbits(self.descriptions, axis=-1)
         arrays["num_partner_goals"] = np.int64(self.descriptions.shape[-1])
         return arrays
@@ -142,8 +143,12 @@ class PolicySnapshot:
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "PolicySnapshot":
         names = sorted(k for k in arrays if k.startswith("weight_"))
         sentences = json.loads(array_text(arrays["goal_sentences"]))
-        goals = GoalView(sentences, arrays["goal_embeddings"], arrays["goal_imagined"].astype(bool),
-                         bool(arrays["imagining"]))  # fmt: skip
+        goals = GoalView(
+            sentences,
+            arrays["goal_embeddings"],
+            arrays["goal_imagined"].astype(bool),
+            bool(arrays["imagining"]),
+        )
         return cls(
             weights=[arrays[name] for name in names],
             goals=goals,

@@ -54,13 +54,18 @@ class PolicyEvaluator:
                 actor = actor.with_num_objects(num_objects)  # ValueError for FA / FC
             env = self.builder.make_env(len(goals), seed, split="all", num_objects=num_objects)
             token_network, _, greedy = self.builder.make_policies(actor, env, seed)
-            recorder = EpisodeRecorder(len(goals), env.config.episode_length,
-                                        env.observation_spec()["state"].shape[0] // 2)  # fmt: skip
+            recorder = EpisodeRecorder(
+                len(goals), env.config.episode_length, env.observation_spec()["state"].shape[0] // 2
+            )
             driver = py_driver.PyDriver(
-                env, py_tf_eager_policy.PyTFEagerPolicy(greedy, use_tf_function=True,
-                                                        batch_time_steps=False),  # fmt: skip
-                observers=[], transition_observers=[recorder],
-                max_steps=len(goals) * env.config.episode_length)  # fmt: skip
+                env,
+                py_tf_eager_policy.PyTFEagerPolicy(
+                    greedy, use_tf_function=True, batch_time_steps=False
+                ),
+                observers=[],
+                transition_observers=[recorder],
+                max_steps=len(goals) * env.config.episode_length,
+            )
             self._players[key] = (env, actor, token_network, driver, recorder)
         return self._players[key]
 
@@ -76,16 +81,20 @@ class PolicyEvaluator:
         env.seed(seed)  # the same scenes at every call
         recorder.start()
         driver.run(env.reset_with_goals(list(goals)))
-        episodes = EpisodeBatch(recorder.observations.copy(), recorder.actions.copy(),
-                                goal_ids=np.zeros(len(goals), np.int64),
-                                goal_embeddings=np.zeros((len(goals), 0), np.float32),
-                                descriptions=np.zeros((len(goals), 0), bool),
-                                final_states=recorder.final_states.copy())  # fmt: skip
+        episodes = EpisodeBatch(
+            recorder.observations.copy(),
+            recorder.actions.copy(),
+            goal_ids=np.zeros(len(goals), np.int64),
+            goal_embeddings=np.zeros((len(goals), 0), np.float32),
+            descriptions=np.zeros((len(goals), 0), bool),
+            final_states=recorder.final_states.copy(),
+        )
         table = GoalTable.from_sentences(unique)
         return episodes, oracle.achieved(episodes.final_states, table, table.index(list(goals)))
 
-    def evaluate_with_outcomes(self, goals, repetitions: int = 1, seed: int = 12345,
-                               num_objects: int | None = None) -> tuple[dict, dict]:  # fmt: skip
+    def evaluate_with_outcomes(
+        self, goals, repetitions: int = 1, seed: int = 12345, num_objects: int | None = None
+    ) -> tuple[dict, dict]:
         """Success rate per goal, and the `grow_outcome_shares` of the Grow episodes.
 
         ``num_objects`` other than the training N needs the MA policy (it works at any N).
@@ -96,7 +105,8 @@ class PolicyEvaluator:
         outcomes = grow_outcome_shares(episodes.states[grow], success[grow])
         return success_per_goal(goals, success), outcomes
 
-    def evaluate(self, goals, repetitions: int = 1, seed: int = 12345,
-                 num_objects: int | None = None) -> dict[str, float]:  # fmt: skip
+    def evaluate(
+        self, goals, repetitions: int = 1, seed: int = 12345, num_objects: int | None = None
+    ) -> dict[str, float]:
         """Success rate per goal of the noise-free policy."""
         return self.evaluate_with_outcomes(goals, repetitions, seed, num_objects)[0]

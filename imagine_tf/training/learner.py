@@ -55,8 +55,9 @@ class Learner:
         self.imagination = GoalImagination(config.imagination, seed=config.seed)
         self.rng = np.random.default_rng(config.seed + 1)  # which imagined goals s_T is checked on
         #: bool [partner goals]: the descriptions the partner gives (`goal_predicates`).
-        self.spoken = np.array([goal.split()[0] in config.goal_predicates
-                                for goal in builder.partner.goals])  # fmt: skip
+        self.spoken = np.array(
+            [goal.split()[0] in config.goal_predicates for goal in builder.partner.goals]
+        )
         self.replay = builder.make_replay()
         self.memory = builder.make_memory()
         self.reward_network = builder.make_reward_network()
@@ -99,14 +100,20 @@ class Learner:
 
     def goal_view(self) -> GoalView:
         count = len(self.goals)
-        return GoalView(list(self.goals.sentences), self.embedding_table[:count].numpy(),
-                        self.goals.imagined[:count].copy(), self.imagining)  # fmt: skip
+        return GoalView(
+            list(self.goals.sentences),
+            self.embedding_table[:count].numpy(),
+            self.goals.imagined[:count].copy(),
+            self.imagining,
+        )
 
     @property
     def imagining(self) -> bool:
         """Whether goal imagination is on in this epoch."""
-        return (self.imagination.method != "none"
-                and int(self.epoch.numpy()) >= self.config.imagination_start)  # fmt: skip
+        return (
+            self.imagination.method != "none"
+            and int(self.epoch.numpy()) >= self.config.imagination_start
+        )
 
     def _imagine(self) -> bool:
         """Re-invents goals if goals were discovered since the last time; whether any is new."""
@@ -122,18 +129,25 @@ class Learner:
         ids = self.goals.imagined_ids
         if not (self.imagining and ids.size):
             return reached
-        chosen = self.rng.choice(ids, min(self.config.imagined_replay_checks, ids.size),
-                                 replace=False)  # fmt: skip
-        scan = self.relabeler.scorer.scan(tf.constant(final_states), tf.constant(chosen),
-                                          tf.gather(self.embedding_table, chosen))  # fmt: skip
+        chosen = self.rng.choice(
+            ids, min(self.config.imagined_replay_checks, ids.size), replace=False
+        )
+        scan = self.relabeler.scorer.scan(
+            tf.constant(final_states), tf.constant(chosen), tf.gather(self.embedding_table, chosen)
+        )
         reached[:, chosen] = scan.numpy()
         return reached
 
     def snapshot(self, finished: bool = False) -> PolicySnapshot:
         """What actors need: the actor's weights, the goals, the counters."""
-        return PolicySnapshot(self.agent.actor_network.get_weights(), self.goal_view(),
-                              int(self.agent.train_step_counter.numpy()), int(self.epoch.numpy()),
-                              self.goals_version, finished)  # fmt: skip
+        return PolicySnapshot(
+            self.agent.actor_network.get_weights(),
+            self.goal_view(),
+            int(self.agent.train_step_counter.numpy()),
+            int(self.epoch.numpy()),
+            self.goals_version,
+            finished,
+        )
 
     # -- one cycle -----------------------------------------------------------------------------
     def observe(self, batch: EpisodeBatch) -> None:
@@ -149,8 +163,13 @@ class Learner:
         negatives = np.zeros_like(achieved)
         negatives[:, : known_before.size] = known_before & ~achieved[:, : known_before.size]
         self.memory.add(batch.final_states, achieved, negatives)
-        self.replay.add(batch.observations, batch.actions, batch.goal_ids, batch.goal_embeddings,
-                        achieved | self._imagined_reached(batch.final_states))  # fmt: skip
+        self.replay.add(
+            batch.observations,
+            batch.actions,
+            batch.goal_ids,
+            batch.goal_embeddings,
+            achieved | self._imagined_reached(batch.final_states),
+        )
         self._new_states += len(batch)
         self._actor_ids.add(batch.actor_id)
         self._policy_lags.append(int(self.agent.train_step_counter.numpy()) - batch.policy_step)
@@ -158,8 +177,9 @@ class Learner:
     @property
     def updating(self) -> bool:
         """Whether this epoch's cycles update the policy (not in epoch 0 with a learned reward)."""
-        return bool(self.goals.num_discovered) and (int(self.epoch.numpy()) > 0
-                                                    or self.config.reward == "oracle")  # fmt: skip
+        return bool(self.goals.num_discovered) and (
+            int(self.epoch.numpy()) > 0 or self.config.reward == "oracle"
+        )
 
     def train_cycle(self) -> None:
         """The cycle's DDPG updates (none while `updating` is False)."""
@@ -170,26 +190,45 @@ class Learner:
             self._positive_shares += positive_shares
             self.timings["updates"] += time.perf_counter() - start
 
-    def _update_step(self, states, next_states, actions, goal_ids, goal_embeddings, num_goals,
-                     final_goal_ids, imagining):  # fmt: skip
+    def _update_step(
+        self,
+        states,
+        next_states,
+        actions,
+        goal_ids,
+        goal_embeddings,
+        num_goals,
+        final_goal_ids,
+        imagining,
+    ):
         """Relabelling and the DDPG step in one graph: (loss, share of r = 0)."""
         candidates = self.relabeler.sample_candidates(
             num_goals, self.config.num_candidates, self.imagined_mask[:num_goals], imagining
         )
         final_embeddings = tf.gather(self.embedding_table, tf.maximum(final_goal_ids, 0))
-        relabelled = self.relabeler.relabel(states, next_states, goal_ids, goal_embeddings,
-                                            candidates, tf.gather(self.embedding_table, candidates),
-                                            final_goal_ids, final_embeddings)  # fmt: skip
+        relabelled = self.relabeler.relabel(
+            states,
+            next_states,
+            goal_ids,
+            goal_embeddings,
+            candidates,
+            tf.gather(self.embedding_table, candidates),
+            final_goal_ids,
+            final_embeddings,
+        )
         batch = tf.shape(states)[0]
 
         def time_step(state, reward):
             observation = {"state": state, "goal": relabelled.goal_embeddings}
-            return ts.TimeStep(tf.fill([batch], ts.StepType.MID), reward, tf.ones([batch]),
-                               observation)  # fmt: skip
+            return ts.TimeStep(
+                tf.fill([batch], ts.StepType.MID), reward, tf.ones([batch]), observation
+            )
 
         experience = trajectory.Transition(
-            time_step(states, tf.zeros([batch])), policy_step.PolicyStep(actions, (), ()),
-            time_step(next_states, relabelled.rewards))  # fmt: skip
+            time_step(states, tf.zeros([batch])),
+            policy_step.PolicyStep(actions, (), ()),
+            time_step(next_states, relabelled.rewards),
+        )
         loss = self.agent.train(experience).loss
         return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
 
@@ -201,9 +240,16 @@ class Learner:
         losses, positive_shares = [], []
         for _ in range(count):
             batch = self.replay.sample(self.config.batch_size)
-            loss, positives = self._update(batch.states, batch.next_states, batch.actions,
-                                           batch.goal_ids, batch.goal_embeddings, num_goals,
-                                           batch.sampled_goal_ids, imagining)  # fmt: skip
+            loss, positives = self._update(
+                batch.states,
+                batch.next_states,
+                batch.actions,
+                batch.goal_ids,
+                batch.goal_embeddings,
+                num_goals,
+                batch.sampled_goal_ids,
+                imagining,
+            )
             losses.append(float(loss))
             positive_shares.append(float(positives))
         return losses, positive_shares
@@ -227,8 +273,11 @@ class Learner:
             return {}
         imagined = self.imagination.imagined
         found = coverage(imagined)
-        return {"imagined_goals": len(imagined), "imagined_test_goals": found["test_goals_found"],
-                "imagined_known_goals": int(len(self.goals) - self.goals.num_discovered)}  # fmt: skip
+        return {
+            "imagined_goals": len(imagined),
+            "imagined_test_goals": found["test_goals_found"],
+            "imagined_known_goals": int(len(self.goals) - self.goals.num_discovered),
+        }
 
     def end_epoch(self, timings: dict[str, float]) -> dict:
         """Reward update, evaluation, the epoch's record (appended to ``logs``); epoch + 1.
@@ -259,9 +308,14 @@ class Learner:
             "reward_held_out_f1": reward_report.get("held_out_f1"),
             "eval_train_success": float(np.mean(list(train_success.values()))),
             "eval_test_success": float(np.mean(list(test_success.values()))),
-            **{f"eval_train_success_{predicate.lower()}": float(np.mean(
-                [v for goal, v in train_success.items() if goal.split()[0] == predicate]))
-               for predicate in PREDICATES},  # fmt: skip
+            **{
+                f"eval_train_success_{predicate.lower()}": float(
+                    np.mean(
+                        [v for goal, v in train_success.items() if goal.split()[0] == predicate]
+                    )
+                )
+                for predicate in PREDICATES
+            },
             **{key: grow_outcomes[name] for name, key in GROW_LOG_KEYS.items()},
             **{f"seconds_{name}": round(value, 3) for name, value in timings.items()},
         }

@@ -44,15 +44,19 @@ class LearnerCheckpoint:
         agent = learner.agent
         # Optimizer slots exist only once built: build them now, so that a save holds Adam's
         # state even before the first step and a restore fills it.
-        for optimizer, network in ((agent.actor_optimizer, agent.actor_network),
-                                   (agent.critic_optimizer, agent.critic_network),
-                                   (learner.reward_learner.optimizer, learner.reward_network)):  # fmt: skip
+        for optimizer, network in (
+            (agent.actor_optimizer, agent.actor_network),
+            (agent.critic_optimizer, agent.critic_network),
+            (learner.reward_learner.optimizer, learner.reward_network),
+        ):
             optimizer.build(network.trainable_variables)
         self.checkpoint = tf.train.Checkpoint(
-            agent=agent, reward_network=learner.reward_network,
+            agent=agent,
+            reward_network=learner.reward_network,
             reward_optimizer=learner.reward_learner.optimizer,
             epoch=learner.epoch,
-            relabeler_generator=learner.relabeler.generator)  # fmt: skip
+            relabeler_generator=learner.relabeler.generator,
+        )
         self.replay_checkpoint = ReplayCheckpoint(self.layout.replay)
 
     def save(self) -> None:
@@ -141,11 +145,9 @@ def check_run_config(root_dir: str | os.PathLike, config: TrainConfig) -> None:
         )
 
 
-def write_run_config(root_dir: str | os.PathLike, config: TrainConfig,
-                     run_gin: str | None) -> None:  # fmt: skip
+def write_run_config(root_dir: str | os.PathLike, config: TrainConfig, run_gin: str | None) -> None:
     """``config.json`` and (if given) the gin text the run was started with."""
     layout = RunLayout(root_dir)
     write_text_atomically(layout.config_json, config.to_json())
     if run_gin is not None:
         write_text_atomically(layout.run_gin, run_gin)
-

@@ -32,8 +32,13 @@ class EpochLog:
     def __init__(self, layout: RunLayout, learner: Learner, num_epochs: int, progress: bool):
         self.layout, self.learner = layout, learner
         self.writer = tf.summary.create_file_writer(str(layout.tensorboard))
-        self.bar = tqdm(total=num_epochs, initial=int(learner.epoch.numpy()), desc="imagine",
-                        unit="epoch", disable=not progress)  # fmt: skip
+        self.bar = tqdm(
+            total=num_epochs,
+            initial=int(learner.epoch.numpy()),
+            desc="imagine",
+            unit="epoch",
+            disable=not progress,
+        )
 
     def write(self, record: dict) -> None:
         with self.writer.as_default(step=record["epoch"]):
@@ -56,9 +61,14 @@ def json_line(record: dict) -> str:
     return json.dumps(record) + "\n"
 
 
-def run_epochs(learner: Learner, checkpoint: LearnerCheckpoint, next_batch: EpisodeSource,
-               num_epochs: int, progress: bool = True,
-               publish: Callable[[Learner], None] | None = None) -> list[dict]:  # fmt: skip
+def run_epochs(
+    learner: Learner,
+    checkpoint: LearnerCheckpoint,
+    next_batch: EpisodeSource,
+    num_epochs: int,
+    progress: bool = True,
+    publish: Callable[[Learner], None] | None = None,
+) -> list[dict]:
     """Trains until ``num_epochs`` epochs are done; returns this session's records.
 
     Args:
@@ -82,8 +92,9 @@ def run_epochs(learner: Learner, checkpoint: LearnerCheckpoint, next_batch: Epis
     return records
 
 
-def train_epoch(learner: Learner, next_batch: EpisodeSource,
-                publish: Callable[[Learner], None] | None = None) -> dict:  # fmt: skip
+def train_epoch(
+    learner: Learner, next_batch: EpisodeSource, publish: Callable[[Learner], None] | None = None
+) -> dict:
     """One epoch: ``cycles_per_epoch`` × (a batch, observe, updates, publish), then
     `Learner.end_epoch`; returns the epoch's record."""
     timings: dict[str, float] = {}

@@ -54,9 +54,15 @@ def _from_reward_run(root: pathlib.Path) -> RewardNetwork:
     errors = []
     for relational in (False, True):
         vocabulary = Vocabulary.default(relational=relational)
-        network = _built({"architecture": settings.get("architecture", "ma"),
-                          "words": vocabulary.words[1:], "max_length": vocabulary.max_length,
-                          "num_objects": 3, "hidden_units": settings.get("hidden_units", 100)})  # fmt: skip
+        network = _built(
+            {
+                "architecture": settings.get("architecture", "ma"),
+                "words": vocabulary.words[1:],
+                "max_length": vocabulary.max_length,
+                "num_objects": 3,
+                "hidden_units": settings.get("hidden_units", 100),
+            }
+        )
         try:
             network.load_weights(weights)
             return network
@@ -68,9 +74,15 @@ def _from_reward_run(root: pathlib.Path) -> RewardNetwork:
 def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
     config = json.loads((root / "config.json").read_text())
     vocabulary = Vocabulary.default()
-    network = _built({"architecture": config["reward_architecture"], "words": vocabulary.words[1:],
-                      "max_length": vocabulary.max_length, "num_objects": config["num_objects"],
-                      "normalize_goal": config.get("reward_normalize_goal", False)})  # fmt: skip
+    network = _built(
+        {
+            "architecture": config["reward_architecture"],
+            "words": vocabulary.words[1:],
+            "max_length": vocabulary.max_length,
+            "num_objects": config["num_objects"],
+            "normalize_goal": config.get("reward_normalize_goal", False),
+        }
+    )
     for name in CHECKPOINT_NAMES:
         if (root / name / "state.npz").exists():
             status = tf.train.Checkpoint(reward_network=network).read(str(root / name / "tf"))

@@ -57,8 +57,11 @@ class RewardTrainConfig(TrainingConfig):
     max_test_episodes: int | None = None
 
     def __post_init__(self):
-        for name, allowed in (("architecture", ARCHITECTURES), ("goal_set", GOAL_SETS),
-                              ("pair_gate", PAIR_GATES)):  # fmt: skip
+        for name, allowed in (
+            ("architecture", ARCHITECTURES),
+            ("goal_set", GOAL_SETS),
+            ("pair_gate", PAIR_GATES),
+        ):
             if getattr(self, name) not in allowed:
                 raise ValueError(
                     f"RewardTrainConfig.{name} must be one of {allowed}, got "

@@ -83,8 +83,9 @@ def evaluate_ensemble(
     member_metrics = [_member_metrics(d) for d in members]
     first_network = json.loads((members[0] / "network.json").read_text())
     for directory in members[1:]:
-        check_same_network(first_network, json.loads((directory / "network.json").read_text()),
-                           directory)  # fmt: skip
+        check_same_network(
+            first_network, json.loads((directory / "network.json").read_text()), directory
+        )
     vocabulary = Vocabulary.from_goals(list(data.goals))
     wanted = (list(vocabulary.words[1:]), vocabulary.max_length)
     if (first_network.get("words"), first_network.get("max_length")) != wanted:
@@ -101,10 +102,15 @@ def evaluate_ensemble(
     metrics = {
         "config": config,
         "members": [
-            {"run": os.path.relpath(d, root), "seed": m["config"]["seed"], "best_validation_f1": m["best_validation_f1"],
-             "best_epoch": m.get("best_epoch"), "training_seconds": m["training_seconds"]}
+            {
+                "run": os.path.relpath(d, root),
+                "seed": m["config"]["seed"],
+                "best_validation_f1": m["best_validation_f1"],
+                "best_epoch": m.get("best_epoch"),
+                "training_seconds": m["training_seconds"],
+            }
             for d, m in zip(members, member_metrics)
-        ],  # fmt: skip
+        ],
         "epochs": None,
         "best_validation_f1": None,
         "training_seconds": float(sum(seconds)),

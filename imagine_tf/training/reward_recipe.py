@@ -21,32 +21,37 @@ from imagine_tf.training.reward_config import RewardTrainConfig, reward_train_co
 from imagine_tf.training.run_lock import RunLock
 
 
-def supervised_config(config: RewardTrainConfig, architecture: str | None = None,
-                      seed: int | None = None) -> TrainingConfig:  # fmt: skip
+def supervised_config(
+    config: RewardTrainConfig, architecture: str | None = None, seed: int | None = None
+) -> TrainingConfig:
     """The trainer's `TrainingConfig` of ``config`` (with another architecture or seed: a
     study's run); the pair settings apply to MA-pairs only."""
     architecture = architecture or config.architecture
     pairs = architecture == "ma_pairs"
     shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(TrainingConfig)}
-    return TrainingConfig(**{
-        **shared,
-        "architecture": architecture,
-        "pair_gate": config.pair_gate if pairs else "per_slot",
-        "pair_relations": config.pair_relations and pairs,
-        "seed": config.seed if seed is None else seed,
-    })  # fmt: skip
+    return TrainingConfig(
+        **{
+            **shared,
+            "architecture": architecture,
+            "pair_gate": config.pair_gate if pairs else "per_slot",
+            "pair_relations": config.pair_relations and pairs,
+            "seed": config.seed if seed is None else seed,
+        }
+    )
 
 
-def train_reward_model(dataset_dir: str, root_dir: str, config: RewardTrainConfig | None = None,
-                       progress: bool = True) -> dict:  # fmt: skip
+def train_reward_model(
+    dataset_dir: str, root_dir: str, config: RewardTrainConfig | None = None, progress: bool = True
+) -> dict:
     """Trains one reward network on a prepared `playground_trajectories` config; returns metrics.
 
     ``config``: default the gin-bound one (`reward_train_config`).
     """
     config = config or reward_train_config()
     goals = goals_of_set(config.goal_set)
-    data = load_supervised_data(dataset_dir, goals, config.max_train_episodes,
-                                config.max_test_episodes)  # fmt: skip
+    data = load_supervised_data(
+        dataset_dir, goals, config.max_train_episodes, config.max_test_episodes
+    )
     root = pathlib.Path(root_dir)
     root.mkdir(parents=True, exist_ok=True)
     with RunLock(root):

@@ -72,8 +72,12 @@ def run_reward_study(
     from imagine_tf.reward.supervised_training import SupervisedTrainer  # TensorFlow
     from imagine_tf.training.reward_recipe import supervised_config
 
-    data = load_supervised_data(dataset_dir, goals_of_set(config.goal_set),
-                                config.max_train_episodes, config.max_test_episodes)  # fmt: skip
+    data = load_supervised_data(
+        dataset_dir,
+        goals_of_set(config.goal_set),
+        config.max_train_episodes,
+        config.max_test_episodes,
+    )
     root = pathlib.Path(root_dir)
     ensemble_size, first_member = study.ensemble_size, study.first_member_seed
     for architecture in study.architectures_of(config):
@@ -178,8 +182,10 @@ def _aggregate(runs: Iterable[dict]) -> dict:
 def format_study(report: dict, columns: Sequence[str] | None = None) -> str:
     """A Markdown table, one row per architecture, mean ± std over seeds."""
     columns = columns or [c for c, _ in COLUMNS]
-    lines = ["| arch | seeds | " + " | ".join(columns) + " | train s |",
-             "|---" * (len(columns) + 3) + "|"]  # fmt: skip
+    lines = [
+        "| arch | seeds | " + " | ".join(columns) + " | train s |",
+        "|---" * (len(columns) + 3) + "|",
+    ]
     for architecture, entry in report["mean_std"].items():
         cells = [
             "–" if entry[c] is None else f"{entry[c]['mean']:.2f} ± {entry[c]['std']:.2f}"

@@ -24,18 +24,21 @@ def _imagination_summary(learner, test_success: dict[str, float]) -> dict:
     imagined = set(learner.imagination.imagined)
     found = coverage(sorted(imagined))
     reached = {goal: value for goal, value in test_success.items() if value >= REACHED}
-    return {"imagination": {
-        "method": learner.imagination.method,
-        "imagined_goals": found["imagined"],
-        "imagined_test_goals": found["test_goals_found"],
-        "test_goals_reached": reached,
-        "test_goals_reached_imagined": sorted(g for g in reached if g in imagined),
-        "test_goals_reached_not_imagined": sorted(g for g in reached if g not in imagined),
-    }}
+    return {
+        "imagination": {
+            "method": learner.imagination.method,
+            "imagined_goals": found["imagined"],
+            "imagined_test_goals": found["test_goals_found"],
+            "test_goals_reached": reached,
+            "test_goals_reached_imagined": sorted(g for g in reached if g in imagined),
+            "test_goals_reached_not_imagined": sorted(g for g in reached if g not in imagined),
+        }
+    }
 
 
-def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None = None,
-                 seed: int = 12345) -> dict:  # fmt: skip
+def evaluate_run(
+    root_dir: str, repetitions: int = 30, num_objects: int | None = None, seed: int = 12345
+) -> dict:
     """Restores a run and measures the success rate per goal (train, test, per type) and what
     the policy did in its Grow episodes (`failure_modes`).
 
@@ -60,9 +63,12 @@ def evaluate_run(root_dir: str, repetitions: int = 30, num_objects: int | None =
         "repetitions": repetitions,
         "train_success": float(np.mean([per_goal[g] for g in train])),
         "test_success": float(np.mean([per_goal[g] for g in test])),
-        "per_type": {str(t): float(np.mean([per_goal[g] for g in test
-                                            if grammar.generalization_type(g) == t]))
-                     for t in range(1, 6)},  # fmt: skip
+        "per_type": {
+            str(t): float(
+                np.mean([per_goal[g] for g in test if grammar.generalization_type(g) == t])
+            )
+            for t in range(1, 6)
+        },
         "train_per_predicate": {
             predicate: float(np.mean([per_goal[g] for g in train if g.split()[0] == predicate]))
             for predicate in PREDICATES

@@ -102,7 +102,10 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
         raise ForkError(
             f"--fork-from {source} is the --root-dir itself; fork into a new directory."
         )
-    if not (source / run_layout.CONFIG_JSON).exists() or not (source / run_layout.CHECKPOINT).is_dir():
+    if (
+        not (source / run_layout.CONFIG_JSON).exists()
+        or not (source / run_layout.CHECKPOINT).is_dir()
+    ):
         raise ForkError(
             f"{source} has no run checkpoint (config.json and checkpoint/): fork from a run "
             "that `imagine-tf train` has trained for at least one epoch."
@@ -117,11 +120,16 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
     # A field the source's config.json lacks was added to TrainConfig later: the source ran with
     # its default (defaults keep the earlier behaviour).
     defaults = json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(config)}))
-    changed = {k: [stored.get(k, defaults[k]), v] for k, v in new.items()
-               if stored.get(k, defaults[k]) != v}  # fmt: skip
+    changed = {
+        k: [stored.get(k, defaults[k]), v]
+        for k, v in new.items()
+        if stored.get(k, defaults[k]) != v
+    }
     changed_shapes = [k for k in STATE_SHAPE_FIELDS if k in changed]
     if changed_shapes:
-        listed = ", ".join(f"{k}: source {changed[k][0]!r}, fork {changed[k][1]!r}" for k in changed_shapes)  # fmt: skip
+        listed = ", ".join(
+            f"{k}: source {changed[k][0]!r}, fork {changed[k][1]!r}" for k in changed_shapes
+        )
         raise ForkError(
             f"A fork cannot change what the checkpoint's shapes depend on ({listed}). Keep "
             f"these as in {source / 'config.json'}, or start a new run."

@@ -40,8 +40,13 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
     for predicate, colour in (("go", "tab:purple"), ("grasp", "tab:brown"), ("grow", "tab:olive")):
         key = f"eval_train_success_{predicate}"
         if all(key in r for r in logs):
-            success.plot(episodes, [r[key] for r in logs], linewidth=0.8, color=colour,
-                         label=f"train: {predicate.capitalize()} goals")  # fmt: skip
+            success.plot(
+                episodes,
+                [r[key] for r in logs],
+                linewidth=0.8,
+                color=colour,
+                label=f"train: {predicate.capitalize()} goals",
+            )
     f1 = [
         (e, r["reward_held_out_f1"])
         for e, r in zip(episodes, logs)
@@ -74,8 +79,10 @@ def run_labels(root_dirs: Sequence[str | os.PathLike]) -> list[str]:
     evaluation copy, or two experiments' ``fa_s0``), so that no run hides another."""
     paths = [pathlib.Path(root) for root in root_dirs]
     names = [path.name for path in paths]
-    return [name if names.count(name) == 1 else f"{path.parent.name}/{name}"
-            for path, name in zip(paths, names)]  # fmt: skip
+    return [
+        name if names.count(name) == 1 else f"{path.parent.name}/{name}"
+        for path, name in zip(paths, names)
+    ]
 
 
 def plot_runs(logs_by_run: dict[str, Sequence[dict]], path: str | os.PathLike) -> None:

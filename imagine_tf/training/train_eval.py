@@ -65,10 +65,17 @@ def in_process_actor(learner: Learner) -> EpisodeSource:
     return next_batch
 
 
-def train(config: TrainConfig, root_dir, num_epochs: int, progress: bool = True,
-          run_gin: str | None = None, actors: int = 0, port: int | None = None,
-          replay_server: str | None = None,
-          retry_seconds: float = 60.0) -> tuple[Learner, list[dict]]:  # fmt: skip
+def train(
+    config: TrainConfig,
+    root_dir,
+    num_epochs: int,
+    progress: bool = True,
+    run_gin: str | None = None,
+    actors: int = 0,
+    port: int | None = None,
+    replay_server: str | None = None,
+    retry_seconds: float = 60.0,
+) -> tuple[Learner, list[dict]]:
     """Trains (or resumes) ``config`` in ``root_dir`` until ``num_epochs``: the learner and this
     session's records. ``run_gin``: the gin text to keep as ``config.gin``; ``actors``,
     ``port``, ``replay_server``, ``retry_seconds``: as `train_eval`'s."""
@@ -77,13 +84,17 @@ def train(config: TrainConfig, root_dir, num_epochs: int, progress: bool = True,
         learner, checkpoint = make_learner(config, root_dir)
         write_run_config(root_dir, config, run_gin)
         if replay_server:
-            records = run_remote_learner(learner, checkpoint, replay_server, num_epochs, progress,
-                                         retry_seconds)  # fmt: skip
+            records = run_remote_learner(
+                learner, checkpoint, replay_server, num_epochs, progress, retry_seconds
+            )
         elif actors:
-            records = run_with_actor_processes(learner, checkpoint, num_epochs, actors, port,
-                                               progress)  # fmt: skip
+            records = run_with_actor_processes(
+                learner, checkpoint, num_epochs, actors, port, progress
+            )
         else:
-            records = run_epochs(learner, checkpoint, in_process_actor(learner), num_epochs, progress)
+            records = run_epochs(
+                learner, checkpoint, in_process_actor(learner), num_epochs, progress
+            )
     return learner, records
 
 
@@ -129,8 +140,17 @@ def train_eval(
         config = TrainConfig()
     if fork_from is not None and fork_source(root, fork_from) is None:
         fork_run(fork_from, root, config)
-    learner, records = train(config, root, num_epochs, progress, gin.config_str(), actors, port,
-                             replay_server, retry_seconds)  # fmt: skip
+    learner, records = train(
+        config,
+        root,
+        num_epochs,
+        progress,
+        gin.config_str(),
+        actors,
+        port,
+        replay_server,
+        retry_seconds,
+    )
     (root / run_layout.OPERATIVE_GIN).write_text(gin.operative_config_str())
     if learner.logs:
         plot_learning_curve(learner.logs, root / run_layout.LEARNING_CURVE)

@@ -54,8 +54,11 @@ def objective_value(objective: str, record: dict, evaluation: dict | None = None
 def trial_gin(base_gin: str, trial_id: str, values: dict, epochs: int) -> str:
     """The ``config.gin`` of a trial's run: the base gin, then the trial's bindings."""
     lines = [f"TrainConfig.{name} = {value!r}" for name, value in sorted(values.items())]
-    return (f"{base_gin.rstrip()}\n\n# Trial {trial_id} of an `imagine-tf tune agent` search\n"
-            + "\n".join(lines) + f"\ntrain_eval.num_epochs = {epochs}\n")  # fmt: skip
+    return (
+        f"{base_gin.rstrip()}\n\n# Trial {trial_id} of an `imagine-tf tune agent` search\n"
+        + "\n".join(lines)
+        + f"\ntrain_eval.num_epochs = {epochs}\n"
+    )
 
 
 class AgentTuner(keras_tuner.Tuner):
@@ -73,9 +76,17 @@ class AgentTuner(keras_tuner.Tuner):
       **kwargs: `keras_tuner.Tuner`'s (``directory``, ``project_name``).
     """
 
-    def __init__(self, oracle: keras_tuner.Oracle, base: TrainConfig, base_gin: str,
-                 epochs_per_trial: int, objective: str = "train_success",
-                 eval_repetitions: int = 0, progress: bool = False, **kwargs):  # fmt: skip
+    def __init__(
+        self,
+        oracle: keras_tuner.Oracle,
+        base: TrainConfig,
+        base_gin: str,
+        epochs_per_trial: int,
+        objective: str = "train_success",
+        eval_repetitions: int = 0,
+        progress: bool = False,
+        **kwargs,
+    ):
         self.base, self.base_gin, self.epochs_per_trial = base, base_gin, epochs_per_trial
         self.objective, self.eval_repetitions, self.progress = objective, eval_repetitions, progress
         super().__init__(oracle=oracle, **kwargs)
@@ -99,20 +110,33 @@ class AgentTuner(keras_tuner.Tuner):
             del learner  # evaluate_run restores the run from its checkpoint
             evaluation = evaluate_run(str(root), self.eval_repetitions)
         wall = sum(v for r in logs for k, v in r.items() if k.startswith("seconds_"))
-        return {self.objective: objective_value(self.objective, logs[-1], evaluation),
-                "epochs": float(logs[-1]["epoch"]), "wall_seconds": wall}  # fmt: skip
+        return {
+            self.objective: objective_value(self.objective, logs[-1], evaluation),
+            "epochs": float(logs[-1]["epoch"]),
+            "wall_seconds": wall,
+        }
 
 
-def agent_hyperparameters(space: dict, base: TrainConfig,
-                          grid: bool = False) -> keras_tuner.HyperParameters:  # fmt: skip
+def agent_hyperparameters(
+    space: dict, base: TrainConfig, grid: bool = False
+) -> keras_tuner.HyperParameters:
     """The declared space, each hyperparameter defaulting to ``base``'s value."""
     return declared_hyperparameters(space, base, AGENT_TUNABLE, SPACE_NAME, grid=grid)
 
 
-def tune_agent(root_dir: str, base: TrainConfig, base_gin: str, space: dict,
-               epochs_per_trial: int, tuner: str = "random", max_trials: int = 6,
-               objective: str = "train_success", eval_repetitions: int = 0,
-               command: str = "", progress: bool = False) -> dict:  # fmt: skip
+def tune_agent(
+    root_dir: str,
+    base: TrainConfig,
+    base_gin: str,
+    space: dict,
+    epochs_per_trial: int,
+    tuner: str = "random",
+    max_trials: int = 6,
+    objective: str = "train_success",
+    eval_repetitions: int = 0,
+    command: str = "",
+    progress: bool = False,
+) -> dict:
     """Runs (or resumes) the search; returns its report, also written to the project directory.
 
     Args:
@@ -130,11 +154,15 @@ def tune_agent(root_dir: str, base: TrainConfig, base_gin: str, space: dict,
       ValueError: a bad tuner, objective or budget.
     """
     if objective not in OBJECTIVES:
-        raise ValueError(f"The objective must be one of {OBJECTIVES} (training goals: a "
-                         f"search never selects on test goals), got {objective!r}.")  # fmt: skip
+        raise ValueError(
+            f"The objective must be one of {OBJECTIVES} (training goals: a "
+            f"search never selects on test goals), got {objective!r}."
+        )
     if epochs_per_trial < 1 or eval_repetitions < 0:
-        raise ValueError(f"A search needs >= 1 epoch per trial and >= 0 evaluation repetitions, "
-                         f"got {epochs_per_trial} and {eval_repetitions}.")  # fmt: skip
+        raise ValueError(
+            f"A search needs >= 1 epoch per trial and >= 0 evaluation repetitions, "
+            f"got {epochs_per_trial} and {eval_repetitions}."
+        )
     hyperparameters = agent_hyperparameters(space, base, grid=tuner == "grid")
     oracle = make_oracle(tuner, hyperparameters, objective, max_trials, base.seed)
     episodes_per_epoch = base.cycles_per_epoch * base.episodes_per_cycle
@@ -144,15 +172,37 @@ def tune_agent(root_dir: str, base: TrainConfig, base_gin: str, space: dict,
         "updates_per_epoch": base.cycles_per_epoch * base.updates_per_cycle,
         "eval_repetitions": eval_repetitions,
     }
-    search = {"what": "agent", "tuner": tuner, "search_space": space, "budget": budget,
-              "base_config": dataclasses.asdict(base), "objective": objective}  # fmt: skip
-    how = (f"`imagine-tf eval` with {eval_repetitions} episodes per goal" if eval_repetitions
-           else "the last epoch's in-training evaluation (one episode per goal)")  # fmt: skip
+    search = {
+        "what": "agent",
+        "tuner": tuner,
+        "search_space": space,
+        "budget": budget,
+        "base_config": dataclasses.asdict(base),
+        "objective": objective,
+    }
+    how = (
+        f"`imagine-tf eval` with {eval_repetitions} episodes per goal"
+        if eval_repetitions
+        else "the last epoch's in-training evaluation (one episode per goal)"
+    )
     return run_search(
-        root_dir, PROJECT, search,
-        lambda: AgentTuner(oracle, base, base_gin, epochs_per_trial, objective, eval_repetitions,
-                           progress, directory=root_dir, project_name=PROJECT),
-        space_defaults(hyperparameters), command, max_trials,
+        root_dir,
+        PROJECT,
+        search,
+        lambda: AgentTuner(
+            oracle,
+            base,
+            base_gin,
+            epochs_per_trial,
+            objective,
+            eval_repetitions,
+            progress,
+            directory=root_dir,
+            project_name=PROJECT,
+        ),
+        space_defaults(hyperparameters),
+        command,
+        max_trials,
         f"the success rate of the noise-free policy on the training goals after "
         f"{epochs_per_trial} epochs, from {how}",
-    )  # fmt: skip
+    )

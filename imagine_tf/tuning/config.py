@@ -16,15 +16,38 @@ import dataclasses
 
 import gin
 
-REWARD_TUNABLE = ("learning_rate", "batch_size", "positive_ratio", "hidden_units",
-                  "normalize_goal", "pair_gate", "pair_relations")  # fmt: skip
+REWARD_TUNABLE = (
+    "learning_rate",
+    "batch_size",
+    "positive_ratio",
+    "hidden_units",
+    "normalize_goal",
+    "pair_gate",
+    "pair_relations",
+)
 AGENT_TUNABLE = (
-    "actor_learning_rate", "critic_learning_rate", "gamma", "polyak", "target_update_period",
-    "action_l2", "noise_stddev", "random_action_probability", "exploit_probability",
-    "final_goal_ratio", "batch_size", "hidden_units", "num_candidates", "clip_targets",
-    "final_layer_init", "reward_learning_rate", "reward_positive_ratio", "reward_batch_size",
-    "reward_normalize_goal", "imagined_target_probability", "imagined_candidate_share",
-)  # fmt: skip
+    "actor_learning_rate",
+    "critic_learning_rate",
+    "gamma",
+    "polyak",
+    "target_update_period",
+    "action_l2",
+    "noise_stddev",
+    "random_action_probability",
+    "exploit_probability",
+    "final_goal_ratio",
+    "batch_size",
+    "hidden_units",
+    "num_candidates",
+    "clip_targets",
+    "final_layer_init",
+    "reward_learning_rate",
+    "reward_positive_ratio",
+    "reward_batch_size",
+    "reward_normalize_goal",
+    "imagined_target_probability",
+    "imagined_candidate_share",
+)
 
 # The fields each reward architecture ignores: FC has no attention gate, only MA-pairs has a
 # pair gate and relation features.

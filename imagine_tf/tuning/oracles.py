@@ -31,8 +31,13 @@ class DefaultFirstRandomSearchOracle(keras_tuner.oracles.RandomSearchOracle):
         return super().populate_space(trial_id)
 
 
-def make_oracle(tuner: str, hyperparameters: keras_tuner.HyperParameters, objective: str,
-                max_trials: int, seed: int = 0) -> keras_tuner.Oracle:  # fmt: skip
+def make_oracle(
+    tuner: str,
+    hyperparameters: keras_tuner.HyperParameters,
+    objective: str,
+    max_trials: int,
+    seed: int = 0,
+) -> keras_tuner.Oracle:
     """The oracle of ``tuner`` ("random" or "grid") maximising the metric ``objective``.
 
     A grid search stops at ``max_trials`` or when the grid is exhausted.

@@ -43,8 +43,9 @@ SPACE_NAME = "RewardSearchSpace.hyperparameters"
 
 def trial_config(base: RewardTrainConfig, values: dict, epochs: int) -> RewardTrainConfig:
     """``base`` with a trial's values and the trial budget: ``epochs`` epochs, no early stop."""
-    return dataclasses.replace(base, **values, max_epochs=epochs, patience=epochs,
-                               max_training_seconds=None)  # fmt: skip
+    return dataclasses.replace(
+        base, **values, max_epochs=epochs, patience=epochs, max_training_seconds=None
+    )
 
 
 class RewardTuner(keras_tuner.Tuner):
@@ -60,9 +61,16 @@ class RewardTuner(keras_tuner.Tuner):
       **kwargs: `keras_tuner.Tuner`'s (``directory``, ``project_name``).
     """
 
-    def __init__(self, oracle: keras_tuner.Oracle, data: SupervisedData, base: RewardTrainConfig,
-                 epochs_per_trial: int, seeds: Sequence[int], progress: bool = False,
-                 **kwargs):  # fmt: skip
+    def __init__(
+        self,
+        oracle: keras_tuner.Oracle,
+        data: SupervisedData,
+        base: RewardTrainConfig,
+        epochs_per_trial: int,
+        seeds: Sequence[int],
+        progress: bool = False,
+        **kwargs,
+    ):
         self.data, self.base, self.epochs_per_trial = data, base, epochs_per_trial
         self.seeds, self.progress = tuple(seeds), progress
         self.vocabulary = Vocabulary.from_goals(list(data.goals))
@@ -75,20 +83,26 @@ class RewardTuner(keras_tuner.Tuner):
             gc.collect()
             tf.keras.backend.clear_session()
             run_dir = pathlib.Path(self.get_trial_dir(trial.trial_id)) / f"seed_{seed}"
-            trainer = SupervisedTrainer(self.data, supervised_config(config, seed=seed), run_dir,
-                                        vocabulary=self.vocabulary)  # fmt: skip
-            scores.append(trainer.train(progress=self.progress, evaluate_test=False)
-                          ["best_validation_f1"])  # fmt: skip
+            trainer = SupervisedTrainer(
+                self.data, supervised_config(config, seed=seed), run_dir, vocabulary=self.vocabulary
+            )
+            scores.append(
+                trainer.train(progress=self.progress, evaluate_test=False)["best_validation_f1"]
+            )
             seconds += float(trainer.training_seconds.numpy())
-        metrics = {OBJECTIVE: statistics.fmean(scores), "training_seconds": seconds,
-                   **{f"{OBJECTIVE}_seed_{s}": v for s, v in zip(self.seeds, scores)}}  # fmt: skip
+        metrics = {
+            OBJECTIVE: statistics.fmean(scores),
+            "training_seconds": seconds,
+            **{f"{OBJECTIVE}_seed_{s}": v for s, v in zip(self.seeds, scores)},
+        }
         if len(scores) > 1:
             metrics[f"{OBJECTIVE}_seed_std"] = statistics.stdev(scores)
         return metrics
 
 
-def reward_hyperparameters(space: dict, base: RewardTrainConfig,
-                           grid: bool = False) -> keras_tuner.HyperParameters:  # fmt: skip
+def reward_hyperparameters(
+    space: dict, base: RewardTrainConfig, grid: bool = False
+) -> keras_tuner.HyperParameters:
     """The declared space, defaults = ``base`` (a learning rate None resolved per architecture).
 
     Raises:
@@ -101,14 +115,23 @@ def reward_hyperparameters(space: dict, base: RewardTrainConfig,
             "architecture ignores: remove them (every trial would train the same network)."
         )
     resolved = supervised_config(base).resolved_learning_rate
-    return declared_hyperparameters(space, base, REWARD_TUNABLE, SPACE_NAME,
-                                    defaults={"learning_rate": resolved}, grid=grid)  # fmt: skip
+    return declared_hyperparameters(
+        space, base, REWARD_TUNABLE, SPACE_NAME, defaults={"learning_rate": resolved}, grid=grid
+    )
 
 
-def tune_reward_model(data: SupervisedData, root_dir: str, base: RewardTrainConfig, space: dict,
-                      epochs_per_trial: int | None = None, tuner: str = "random",
-                      max_trials: int = 10, seeds: Sequence[int] | None = None,
-                      command: str = "", progress: bool = False) -> dict:  # fmt: skip
+def tune_reward_model(
+    data: SupervisedData,
+    root_dir: str,
+    base: RewardTrainConfig,
+    space: dict,
+    epochs_per_trial: int | None = None,
+    tuner: str = "random",
+    max_trials: int = 10,
+    seeds: Sequence[int] | None = None,
+    command: str = "",
+    progress: bool = False,
+) -> dict:
     """Runs (or resumes) the search; returns its report, also written to the project directory.
 
     Args:
@@ -130,8 +153,10 @@ def tune_reward_model(data: SupervisedData, root_dir: str, base: RewardTrainConf
     epochs = base.max_epochs if epochs_per_trial is None else epochs_per_trial
     seeds = (base.seed,) if seeds is None else tuple(seeds)
     if epochs < 1 or not seeds or len(set(seeds)) != len(seeds):
-        raise ValueError(f"A search needs >= 1 epoch per trial and distinct seeds, got "
-                         f"{epochs} epochs and seeds {seeds}.")  # fmt: skip
+        raise ValueError(
+            f"A search needs >= 1 epoch per trial and distinct seeds, got "
+            f"{epochs} epochs and seeds {seeds}."
+        )
     hyperparameters = reward_hyperparameters(space, base, grid=tuner == "grid")
     oracle = make_oracle(tuner, hyperparameters, OBJECTIVE, max_trials, seeds[0])
     project = f"reward_{base.architecture}"
@@ -141,13 +166,24 @@ def tune_reward_model(data: SupervisedData, root_dir: str, base: RewardTrainConf
         "gradient_steps_per_run": epochs * base.batches_per_epoch,
         "seeds": list(seeds),
     }
-    search = {"what": "reward model", "tuner": tuner, "search_space": space, "budget": budget,
-              "base_config": dataclasses.asdict(base), "objective": OBJECTIVE}  # fmt: skip
+    search = {
+        "what": "reward model",
+        "tuner": tuner,
+        "search_space": space,
+        "budget": budget,
+        "base_config": dataclasses.asdict(base),
+        "objective": OBJECTIVE,
+    }
     return run_search(
-        root_dir, project, search,
-        lambda: RewardTuner(oracle, data, base, epochs, seeds, progress, directory=root_dir,
-                            project_name=project),
-        space_defaults(hyperparameters), command, max_trials,
+        root_dir,
+        project,
+        search,
+        lambda: RewardTuner(
+            oracle, data, base, epochs, seeds, progress, directory=root_dir, project_name=project
+        ),
+        space_defaults(hyperparameters),
+        command,
+        max_trials,
         "the best validation F1 of a run within the budget (mean F1 over the training goals on "
         "held-out training episodes), mean over seeds",
-    )  # fmt: skip
+    )

@@ -28,9 +28,16 @@ SEARCH_JSON = "search.json"
 REPORT_JSON = "report.json"
 
 
-def run_search(root_dir: str, project: str, search: dict,
-               build_tuner: Callable[[], keras_tuner.Tuner], defaults: dict, command: str,
-               max_trials: int, objective_is: str) -> dict:  # fmt: skip
+def run_search(
+    root_dir: str,
+    project: str,
+    search: dict,
+    build_tuner: Callable[[], keras_tuner.Tuner],
+    defaults: dict,
+    command: str,
+    max_trials: int,
+    objective_is: str,
+) -> dict:
     """Runs (or resumes) ``search`` in ``<root_dir>/<project>`` and writes its report there.
 
     Args:
@@ -48,8 +55,7 @@ def run_search(root_dir: str, project: str, search: dict,
         check_search(project_dir, search)
         tuner = build_tuner()
         tuner.search()
-    context = {"command": command, **search, "max_trials": max_trials,
-               "objective_is": objective_is}  # fmt: skip
+    context = {"command": command, **search, "max_trials": max_trials, "objective_is": objective_is}
     report = search_report(tuner.oracle, search["objective"], defaults, context)
     write_report(report, project_dir / REPORT_JSON)
     return report
@@ -66,8 +72,9 @@ def check_search(project_dir: str | os.PathLike, search: dict) -> None:
     wanted = json.loads(json.dumps(search))  # tuples as lists, as stored
     if path.exists():
         stored = json.loads(path.read_text())
-        differences = [key for key in sorted(set(stored) | set(wanted))
-                       if stored.get(key) != wanted.get(key)]  # fmt: skip
+        differences = [
+            key for key in sorted(set(stored) | set(wanted)) if stored.get(key) != wanted.get(key)
+        ]
         if differences:
             listed = "; ".join(
                 f"{key}: {stored.get(key)!r} there, {wanted.get(key)!r} now" for key in differences

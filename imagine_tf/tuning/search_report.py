@@ -19,8 +19,9 @@ from imagine_tf.training.atomic_files import write_text_atomically
 COMPLETED = "COMPLETED"
 
 
-def search_report(oracle: keras_tuner.Oracle, objective: str, defaults: dict,
-                  context: dict) -> dict:  # fmt: skip
+def search_report(
+    oracle: keras_tuner.Oracle, objective: str, defaults: dict, context: dict
+) -> dict:
     """The ranking of ``oracle``'s trials by ``objective`` (maximised).
 
     Args:
@@ -40,14 +41,19 @@ def search_report(oracle: keras_tuner.Oracle, objective: str, defaults: dict,
         "trials": len(trials),
         "trials_completed": len(done),
         "default": None if default is None else _brief(default, objective),
-        "best": None if best is None else {
-            **_brief(best, objective),
-            "values": best["values"],
-            "margin_over_default": None if default is None
-            else best[objective] - default[objective],
-            "is_default": best["default"],
-        },
-    }  # fmt: skip
+        "best": (
+            None
+            if best is None
+            else {
+                **_brief(best, objective),
+                "values": best["values"],
+                "margin_over_default": (
+                    None if default is None else best[objective] - default[objective]
+                ),
+                "is_default": best["default"],
+            }
+        ),
+    }
     written = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S%z")
     report = {**context, "written": written, "objective": objective, **summary, "ranking": rows}
     return json.loads(json.dumps(report))  # as written: tuples as lists
@@ -64,9 +70,15 @@ def _row(trial, rank: int | None, objective: str, defaults: dict) -> dict:
         for name in sorted(trial.metrics.metrics)
         if name != objective
     }
-    row = {"rank": rank, "trial": trial.trial_id, objective: trial.score,
-           "default": trial.hyperparameters.values == defaults, "status": str(trial.status),
-           "values": dict(trial.hyperparameters.values), "metrics": metrics}  # fmt: skip
+    row = {
+        "rank": rank,
+        "trial": trial.trial_id,
+        objective: trial.score,
+        "default": trial.hyperparameters.values == defaults,
+        "status": str(trial.status),
+        "values": dict(trial.hyperparameters.values),
+        "metrics": metrics,
+    }
     if trial.message and str(trial.status) != COMPLETED:
         row["error"] = trial.message.strip().splitlines()[-1]
     return row
@@ -91,8 +103,13 @@ def format_report(report: dict) -> str:
     header = ["rank", "trial", objective, "default", *names]
     lines = ["  ".join(f"{h:>14}" for h in header)]
     for row in report["ranking"]:
-        cells = [row["rank"] or "-", row["trial"], row[objective],
-                 "*" if row["default"] else "", *(row["values"].get(n) for n in names)]  # fmt: skip
+        cells = [
+            row["rank"] or "-",
+            row["trial"],
+            row[objective],
+            "*" if row["default"] else "",
+            *(row["values"].get(n) for n in names),
+        ]
         lines.append("  ".join(_cell(c) for c in cells))
     lines.append(summary_line(report))
     return "\n".join(lines)
@@ -105,15 +122,21 @@ def summary_line(report: dict) -> str:
         return "No trial has completed yet."
     completed = report["trials_completed"]
     if default is None:
-        return (f"Best: trial {best['trial']}, {objective} {best[objective]:.4f}; the default "
-                "configuration has not completed, so there is no margin.")  # fmt: skip
-    text = (f"Default configuration (trial {default['trial']}): rank {default['rank']} of "
-            f"{completed}, {objective} {default[objective]:.4f}. ")  # fmt: skip
+        return (
+            f"Best: trial {best['trial']}, {objective} {best[objective]:.4f}; the default "
+            "configuration has not completed, so there is no margin."
+        )
+    text = (
+        f"Default configuration (trial {default['trial']}): rank {default['rank']} of "
+        f"{completed}, {objective} {default[objective]:.4f}. "
+    )
     if best["is_default"]:
         text += "No trial beats it."
     else:
-        text += (f"Best: trial {best['trial']}, {objective} {best[objective]:.4f} "
-                 f"({best['margin_over_default']:+.4f} over the default).")  # fmt: skip
+        text += (
+            f"Best: trial {best['trial']}, {objective} {best[objective]:.4f} "
+            f"({best['margin_over_default']:+.4f} over the default)."
+        )
     spread = default.get(f"{objective}_seed_std")
     if spread is not None:
         text += f" The default's spread over seeds: {spread:.4f} (std)."

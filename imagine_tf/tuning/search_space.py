@@ -26,9 +26,14 @@ class SearchSpaceError(ValueError):
     """A search space that cannot be searched; the message says how to fix it."""
 
 
-def declared_hyperparameters(space: Mapping[str, Any], base, tunable: Sequence[str],
-                             owner: str, defaults: Mapping[str, Any] | None = None,
-                             grid: bool = False) -> keras_tuner.HyperParameters:  # fmt: skip
+def declared_hyperparameters(
+    space: Mapping[str, Any],
+    base,
+    tunable: Sequence[str],
+    owner: str,
+    defaults: Mapping[str, Any] | None = None,
+    grid: bool = False,
+) -> keras_tuner.HyperParameters:
     """The keras-tuner hyperparameters of ``space``, each defaulting to ``base``'s value.
 
     Args:
@@ -102,9 +107,15 @@ def _add_range(hyperparameters, name: str, spec: dict, default, owner: str, grid
     low, high = spec.get("min"), spec.get("max")
     sampling, step = spec.get("sampling", "linear"), spec.get("step")
     numbers = [v for v in (low, high, step) if v is not None]
-    if (unknown or low is None or high is None or sampling not in SAMPLINGS
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers)
-            or not low < high or (sampling == "log" and low <= 0)):  # fmt: skip
+    if (
+        unknown
+        or low is None
+        or high is None
+        or sampling not in SAMPLINGS
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers)
+        or not low < high
+        or (sampling == "log" and low <= 0)
+    ):
         raise SearchSpaceError(
             f"{owner}[{name!r}] = {spec!r}: a range is {{'min': a, 'max': b}} with a < b, and "
             f"optionally 'sampling' in {SAMPLINGS} (log needs a > 0) and 'step'."

@@ -40,8 +40,12 @@ def transitions(batch=8, seed=0, reward=None):
     first = ts.TimeStep(
         tf.fill([batch], ts.StepType.MID), tf.zeros([batch]), tf.ones([batch]), observation()
     )
-    second = ts.TimeStep(tf.fill([batch], ts.StepType.MID), tf.constant(rewards, tf.float32), tf.ones([batch]),
-                         observation())  # fmt: skip
+    second = ts.TimeStep(
+        tf.fill([batch], ts.StepType.MID),
+        tf.constant(rewards, tf.float32),
+        tf.ones([batch]),
+        observation(),
+    )
     actions = tf.constant(rng.uniform(-1, 1, (batch, 3)), tf.float32)
     return trajectory.Transition(first, policy_step.PolicyStep(actions), second)
 
@@ -87,15 +91,24 @@ def test_td_targets_and_critic_loss_match_hand_computed_values():
     hand_set_critic(agent.target_critic_network, -150.0)
     hand_set_critic(agent.critic_network, -120.0)
     # Rows: (s′_0, s′_1, r, d).
-    rows = np.array([[0.0, 1.0, 0.0, 1.0], [1.0, 1.5, 0.0, 1.0], [-1.0, -1.0, -1.0, 1.0],
-                     [-1.0, -1.0, -1.0, 0.0], [0.5, 0.0, -1.0, 1.0]], np.float32)  # fmt: skip
+    rows = np.array(
+        [
+            [0.0, 1.0, 0.0, 1.0],
+            [1.0, 1.5, 0.0, 1.0],
+            [-1.0, -1.0, -1.0, 1.0],
+            [-1.0, -1.0, -1.0, 0.0],
+            [0.5, 0.0, -1.0, 1.0],
+        ],
+        np.float32,
+    )
     batch = transitions(batch=len(rows))
     state = batch.next_time_step.observation["state"].numpy()
     state[:, :2] = rows[:, :2]
     next_time_step = batch.next_time_step._replace(
-        reward=tf.constant(rows[:, 2]), discount=tf.constant(rows[:, 3]),
+        reward=tf.constant(rows[:, 2]),
+        discount=tf.constant(rows[:, 3]),
         observation=dict(batch.next_time_step.observation, state=tf.constant(state)),
-    )  # fmt: skip
+    )
     q_next = 10.0 * (np.tanh(rows[:, 0] + 2.0) + 2.0) + 40.0 * (rows[:, 1] + 2.0) - 150.0
     raw = rows[:, 2] + 0.98 * rows[:, 3] * q_next
     expected = np.clip(raw, -1.0 / (1.0 - 0.98), 0.0)
@@ -104,8 +117,9 @@ def test_td_targets_and_critic_loss_match_hand_computed_values():
     # The critic loss is the mean squared TD error against Q(s, a) = 10 (a_0 + 2) + ... − 120.
     states, actions = batch.time_step.observation["state"].numpy(), batch.action_step.action
     q = 10.0 * (actions.numpy()[:, 0] + 2.0) + 40.0 * (states[:, 1] + 2.0) - 120.0
-    np.testing.assert_allclose(agent.critic_network((batch.time_step.observation, actions))[0], q,
-                               rtol=1e-5, atol=1e-4)  # fmt: skip
+    np.testing.assert_allclose(
+        agent.critic_network((batch.time_step.observation, actions))[0], q, rtol=1e-5, atol=1e-4
+    )
     loss = agent.critic_loss(batch.time_step, actions, next_time_step)
     np.testing.assert_allclose(loss, np.mean(np.square(expected - q)), rtol=1e-5)
 
@@ -167,7 +181,11 @@ def test_goal_encoder_reaches_all_four_networks():
     reward({"state": tf.zeros([1, 240]), "goal": tf.constant(VOCABULARY.encode(["Go left"]))})
     agent.set_goal_encoder(reward.encoder)
     expected = reward.encoder.get_weights()
-    for network in (agent.actor_network, agent.critic_network, agent.target_actor_network,
-                    agent.target_critic_network):  # fmt: skip
+    for network in (
+        agent.actor_network,
+        agent.critic_network,
+        agent.target_actor_network,
+        agent.target_critic_network,
+    ):
         for mine, theirs in zip(network.encoder.get_weights(), expected):
             np.testing.assert_array_equal(mine, theirs)

@@ -31,8 +31,14 @@ def relabel_with(matrix, goal_ids, seed=0, ratio=0.5):
     embeddings = tf.eye(goals)  # embedding of goal g = one-hot g
     states = tf.zeros([batch, 240])
     candidates = tf.range(goals, dtype=tf.int64)
-    return relabeler.relabel(states, states, tf.constant(goal_ids), tf.gather(embeddings, goal_ids), candidates,
-                             embeddings)  # fmt: skip
+    return relabeler.relabel(
+        states,
+        states,
+        tf.constant(goal_ids),
+        tf.gather(embeddings, goal_ids),
+        candidates,
+        embeddings,
+    )
 
 
 def test_first_half_with_positives_get_positive_goals_the_rest_negatives():
@@ -82,9 +88,15 @@ def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
     relabeler = HerRelabeler(MatrixScorer(matrix), seed=0, final_goal_ratio=0.25)
     states = tf.zeros([16, 240])
     result = relabeler.relabel(
-        states, states, tf.constant(goal_ids), tf.gather(embeddings, goal_ids),
-        tf.range(6, dtype=tf.int64), embeddings, tf.constant(final_ids),
-        tf.gather(embeddings, np.maximum(final_ids, 0)))  # fmt: skip
+        states,
+        states,
+        tf.constant(goal_ids),
+        tf.gather(embeddings, goal_ids),
+        tf.range(6, dtype=tf.int64),
+        embeddings,
+        tf.constant(final_ids),
+        tf.gather(embeddings, np.maximum(final_ids, 0)),
+    )
     ids, rewards = result.goal_ids.numpy(), result.rewards.numpy()
     final_rows = np.array([0, 2, 3])  # the first ⌊0.25 × 16⌋ = 4 rows that have a final goal
     np.testing.assert_array_equal(ids[final_rows], final_ids[final_rows])
@@ -98,8 +110,14 @@ def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
     # The other 13 rows are balanced to ⌊0.5 × 13⌋ = 6 positives at most.
     assert np.sum(rewards[others] == 0) == min(6, matrix[others].any(axis=1).sum())
     # φ = 0 ignores the final goals: the same draws and results as the reference's relabelling.
-    args = (states, states, tf.constant(goal_ids), tf.gather(embeddings, goal_ids),
-            tf.range(6, dtype=tf.int64), embeddings)  # fmt: skip
+    args = (
+        states,
+        states,
+        tf.constant(goal_ids),
+        tf.gather(embeddings, goal_ids),
+        tf.range(6, dtype=tf.int64),
+        embeddings,
+    )
     plain = HerRelabeler(MatrixScorer(matrix), seed=5).relabel(*args)
     given = HerRelabeler(MatrixScorer(matrix), seed=5).relabel(
         *args, tf.constant(final_ids), tf.gather(embeddings, np.maximum(final_ids, 0))
@@ -109,8 +127,14 @@ def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
     with pytest.raises(ValueError, match="final_goal_ratio must be in"):
         HerRelabeler(MatrixScorer(matrix), final_goal_ratio=1.5)
     with pytest.raises(ValueError, match="needs final_goal_ids"):
-        relabeler.relabel(states, states, tf.constant(goal_ids), tf.gather(embeddings, goal_ids),
-                          tf.range(6, dtype=tf.int64), embeddings)  # fmt: skip
+        relabeler.relabel(
+            states,
+            states,
+            tf.constant(goal_ids),
+            tf.gather(embeddings, goal_ids),
+            tf.range(6, dtype=tf.int64),
+            embeddings,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +176,14 @@ def test_learned_scorer_uses_one_scan_and_agrees_with_the_network(episode):
     expected = network.scan(states, embeddings).numpy() > 0.5
     np.testing.assert_array_equal(scan, expected)
     relabeler = HerRelabeler(scorer, seed=0)
-    result = relabeler.relabel(states, states, tf.zeros([16], tf.int64), tf.gather(embeddings, tf.zeros([16], tf.int64)),
-                               tf.range(50, dtype=tf.int64), embeddings)  # fmt: skip
+    result = relabeler.relabel(
+        states,
+        states,
+        tf.zeros([16], tf.int64),
+        tf.gather(embeddings, tf.zeros([16], tf.int64)),
+        tf.range(50, dtype=tf.int64),
+        embeddings,
+    )
     ids = result.goal_ids.numpy()
     np.testing.assert_array_equal(result.rewards.numpy() == 0, expected[np.arange(16), ids])
 

@@ -26,13 +26,20 @@ def test_the_reward_settings_spell_the_networks_choices_out():
 
 
 def _cli(*argv, cwd=None):
-    return subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", *argv], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "imagine_tf.cli.main", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_help_of_train_and_reward_study_lists_the_gin_settings():
     train = _cli("train", "--help")
-    assert train.returncode == 0 and "--gin-file" in train.stdout and "--gin-binding" in train.stdout
+    assert (
+        train.returncode == 0 and "--gin-file" in train.stdout and "--gin-binding" in train.stdout
+    )
     study = _cli("reward", "study", "--help")
     assert study.returncode == 0 and "--arch" not in study.stdout.split("Model and training")[0]
     assert "RewardStudyConfig.architectures = ('ma', 'fa', 'fc')" in study.stdout
@@ -41,12 +48,22 @@ def test_the_help_of_train_and_reward_study_lists_the_gin_settings():
 
 @pytest.mark.parametrize(
     "argv, binding",
-    [(["reward", "study", "--root-dir", "r", "--arch", "ma", "fa"],
-      "RewardStudyConfig.architectures = ('ma', 'fa', 'fc')"),
-     (["reward", "study", "--root-dir", "r", "--normalize-goal"], "RewardTrainConfig.normalize_goal = True"),
-     (["reward", "train", "--root-dir", "r", "--max-epochs", "3"], "RewardTrainConfig.max_epochs = 100"),
-     (["reward", "train", "--root-dir", "r", "--seed", "3"], "RewardTrainConfig.seed = 1")],
-)  # fmt: skip
+    [
+        (
+            ["reward", "study", "--root-dir", "r", "--arch", "ma", "fa"],
+            "RewardStudyConfig.architectures = ('ma', 'fa', 'fc')",
+        ),
+        (
+            ["reward", "study", "--root-dir", "r", "--normalize-goal"],
+            "RewardTrainConfig.normalize_goal = True",
+        ),
+        (
+            ["reward", "train", "--root-dir", "r", "--max-epochs", "3"],
+            "RewardTrainConfig.max_epochs = 100",
+        ),
+        (["reward", "train", "--root-dir", "r", "--seed", "3"], "RewardTrainConfig.seed = 1"),
+    ],
+)
 def test_a_model_flag_is_an_error_naming_its_gin_binding(argv, binding):
     process = _cli(*argv)
     flag = next(a for a in argv if a.startswith("--") and a != "--root-dir")
@@ -60,7 +77,10 @@ def test_a_config_includes_its_base_from_another_working_directory(tmp_path):
     for gin_file in ("configs/ma.gin", str(ROOT / "configs" / "quickstart.gin")):
         process = _cli(*argv, "--gin-file", gin_file, cwd=tmp_path)
         assert process.returncode == 2 and "Unable to open" not in process.stderr
-        assert "DdpgAgent.gamma has no effect" in process.stderr and "TrainConfig.gamma" in process.stderr
+        assert (
+            "DdpgAgent.gamma has no effect" in process.stderr
+            and "TrainConfig.gamma" in process.stderr
+        )
     process = _cli(*argv[:3], "--gin-file", "configs/nothing.gin", cwd=tmp_path)
     assert process.returncode == 2 and "bad gin configuration" in process.stderr
 
@@ -72,12 +92,30 @@ def test_a_recorded_command_line_splits_back_into_its_arguments():
     from imagine_tf.cli.common import command_line
 
     bindings = ["RewardTrainConfig.architecture = 'fc'", 'make_env.name = "a $b"']
-    args = argparse.Namespace(gin_file=["configs/my runs.gin"], gin_binding=bindings,
-                              root_dir="runs/a b", seeds=[0, 1], threads=None)  # fmt: skip
+    args = argparse.Namespace(
+        gin_file=["configs/my runs.gin"],
+        gin_binding=bindings,
+        root_dir="runs/a b",
+        seeds=[0, 1],
+        threads=None,
+    )
     line = command_line("reward study", args, ("root_dir", "seeds"), ("threads",))
     assert line.startswith("imagine-tf reward study --root-dir 'runs/a b' --seeds 0 1 ")
     assert "--gin-binding \"RewardTrainConfig.architecture = 'fc'\"" in line  # readable quotes
     assert "threads" not in line
-    assert shlex.split(line) == ["imagine-tf", "reward", "study", "--root-dir", "runs/a b",
-                                 "--seeds", "0", "1", "--gin-file", "configs/my runs.gin",
-                                 "--gin-binding", bindings[0], "--gin-binding", bindings[1]]
+    assert shlex.split(line) == [
+        "imagine-tf",
+        "reward",
+        "study",
+        "--root-dir",
+        "runs/a b",
+        "--seeds",
+        "0",
+        "1",
+        "--gin-file",
+        "configs/my runs.gin",
+        "--gin-binding",
+        bindings[0],
+        "--gin-binding",
+        bindings[1],
+    ]

@@ -7,8 +7,12 @@ import pytest
 
 from imagine_tf.cli.main import main
 
-TINY = ["TrainConfig.episodes_per_cycle = 4", "TrainConfig.cycles_per_epoch = 2",
-        "TrainConfig.updates_per_cycle = 2", "TrainConfig.batch_size = 16"]  # fmt: skip
+TINY = [
+    "TrainConfig.episodes_per_cycle = 4",
+    "TrainConfig.cycles_per_epoch = 2",
+    "TrainConfig.updates_per_cycle = 2",
+    "TrainConfig.batch_size = 16",
+]
 
 
 pytestmark = pytest.mark.usefixtures("clear_gin")  # tests/conftest.py
@@ -20,8 +24,9 @@ def run(capsys, *argv):
     return code, out, err
 
 
-@pytest.mark.parametrize("argv", [["tune"], ["tune", "reward"], ["tune", "agent"],
-                                  ["reward", "tune"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv", [["tune"], ["tune", "reward"], ["tune", "agent"], ["reward", "tune"]]
+)
 def test_help_gives_examples(capsys, argv):
     with pytest.raises(SystemExit) as exit_info:
         main([*argv, "--help"])
@@ -32,8 +37,21 @@ def test_help_gives_examples(capsys, argv):
 def test_a_tiny_agent_search_writes_a_report_and_ordinary_runs(capsys, tmp_path):
     bindings = [arg for binding in TINY for arg in ("--gin-binding", binding)]
     out_file = tmp_path / "results" / "agent_tune.json"
-    argv = ["tune", "agent", "--gin-file", "configs/smoke.gin", *bindings, "--max-trials", "1",
-            "--epochs-per-trial", "1", "--root-dir", str(tmp_path / "tune"), "--out", str(out_file)]
+    argv = [
+        "tune",
+        "agent",
+        "--gin-file",
+        "configs/smoke.gin",
+        *bindings,
+        "--max-trials",
+        "1",
+        "--epochs-per-trial",
+        "1",
+        "--root-dir",
+        str(tmp_path / "tune"),
+        "--out",
+        str(out_file),
+    ]
     code, out, _ = run(capsys, *argv)
     report = json.loads(out_file.read_text())
     assert code == 0 and "rank 1 of 1" in out and "No trial beats it" in out
@@ -55,20 +73,45 @@ def test_a_tiny_agent_search_writes_a_report_and_ordinary_runs(capsys, tmp_path)
     ],
 )
 def test_agent_search_errors(capsys, tmp_path, extra, message):
-    argv = ["tune", "agent", "--gin-file", "configs/smoke.gin", "--epochs-per-trial", "1",
-            "--root-dir", str(tmp_path), *extra]  # fmt: skip
+    argv = [
+        "tune",
+        "agent",
+        "--gin-file",
+        "configs/smoke.gin",
+        "--epochs-per-trial",
+        "1",
+        "--root-dir",
+        str(tmp_path),
+        *extra,
+    ]
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err and not (tmp_path / "agent").exists()
 
 
 def test_reward_search_errors(capsys, tmp_path):
     space = "RewardSearchSpace.hyperparameters = {'max_epochs': (10, 100)}"
-    code, _, err = run(capsys, "tune", "reward", "--gin-binding", space, "--root-dir",
-                       str(tmp_path), "--dataset-dir", str(tmp_path / "none"))  # fmt: skip
+    code, _, err = run(
+        capsys,
+        "tune",
+        "reward",
+        "--gin-binding",
+        space,
+        "--root-dir",
+        str(tmp_path),
+        "--dataset-dir",
+        str(tmp_path / "none"),
+    )
     assert code == 2 and "cannot change" in err  # the space is checked before the data
     gin.clear_config()
-    code, _, err = run(capsys, "tune", "reward", "--root-dir", str(tmp_path), "--dataset-dir",
-                       str(tmp_path / "none"))  # fmt: skip
+    code, _, err = run(
+        capsys,
+        "tune",
+        "reward",
+        "--root-dir",
+        str(tmp_path),
+        "--dataset-dir",
+        str(tmp_path / "none"),
+    )
     assert code == 2 and "imagine-tf dataset build" in err
     with pytest.raises(SystemExit):
         main(["reward", "tune", "--arch", "fc", "--root-dir", str(tmp_path)])

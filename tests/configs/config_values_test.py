@@ -20,22 +20,51 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # The reference's run (configs/ma.gin), every field.
 AGENT = {
-    "architecture": "ma", "reward_architecture": "ma", "reward": "learned", "num_objects": 3,
-    "min_objects": None, "episodes_per_cycle": 12, "cycles_per_epoch": 50,
-    "updates_per_cycle": 50, "batch_size": 256, "num_candidates": 50, "exploit_probability": 0.1,
-    "goal_predicates": ["Go", "Grasp", "Grow"], "actor_learning_rate": 0.001,
-    "critic_learning_rate": 0.001, "gamma": 0.98, "polyak": 0.95, "target_update_period": 50,
-    "action_l2": 1.0, "noise_stddev": 0.2, "random_action_probability": 0.3,
-    "clip_targets": True, "hidden_units": 256, "reward_update_every": 2,
-    "reward_batches_per_epoch": 200, "reward_max_epochs": 100, "reward_patience": 15,
-    "reward_batch_size": 512, "reward_learning_rate": 0.001, "reward_positive_ratio": 0.2,
-    "reward_normalize_goal": False, "final_layer_init": "small_uniform",
-    "compute_dtype": "float32", "final_goal_ratio": 0.0, "imagination": "none",
-    "imagination_start": 10, "imagined_target_probability": 0.5,
-    "imagined_candidate_share": 0.5, "imagined_replay_checks": 50, "max_imagined_goals": 512,
-    "replay_capacity": 50000, "memory_capacity": 50000, "queue_cycles": 2, "seed": 0,
+    "architecture": "ma",
+    "reward_architecture": "ma",
+    "reward": "learned",
+    "num_objects": 3,
+    "min_objects": None,
+    "episodes_per_cycle": 12,
+    "cycles_per_epoch": 50,
+    "updates_per_cycle": 50,
+    "batch_size": 256,
+    "num_candidates": 50,
+    "exploit_probability": 0.1,
+    "goal_predicates": ["Go", "Grasp", "Grow"],
+    "actor_learning_rate": 0.001,
+    "critic_learning_rate": 0.001,
+    "gamma": 0.98,
+    "polyak": 0.95,
+    "target_update_period": 50,
+    "action_l2": 1.0,
+    "noise_stddev": 0.2,
+    "random_action_probability": 0.3,
+    "clip_targets": True,
+    "hidden_units": 256,
+    "reward_update_every": 2,
+    "reward_batches_per_epoch": 200,
+    "reward_max_epochs": 100,
+    "reward_patience": 15,
+    "reward_batch_size": 512,
+    "reward_learning_rate": 0.001,
+    "reward_positive_ratio": 0.2,
+    "reward_normalize_goal": False,
+    "final_layer_init": "small_uniform",
+    "compute_dtype": "float32",
+    "final_goal_ratio": 0.0,
+    "imagination": "none",
+    "imagination_start": 10,
+    "imagined_target_probability": 0.5,
+    "imagined_candidate_share": 0.5,
+    "imagined_replay_checks": 50,
+    "max_imagined_goals": 512,
+    "replay_capacity": 50000,
+    "memory_capacity": 50000,
+    "queue_cycles": 2,
+    "seed": 0,
     "train_eval.num_epochs": 167,
-}  # fmt: skip
+}
 FINAL_GOAL = {"final_layer_init": "he_uniform", "compute_dtype": "auto", "final_goal_ratio": 0.5}
 IMAGINE = {"final_layer_init": "he_uniform", "imagination": "cgh"}
 AGENT_CONFIGS = {
@@ -44,31 +73,68 @@ AGENT_CONFIGS = {
     "fc.gin": {"architecture": "fc"},
     "ma_oracle.gin": {"reward": "oracle"},
     "ma_final_goal.gin": FINAL_GOAL,
-    "quickstart.gin": {**FINAL_GOAL, "updates_per_cycle": 20, "reward_batches_per_epoch": 100,
-                       "reward_max_epochs": 20, "reward_patience": 5, "train_eval.num_epochs": 16},
+    "quickstart.gin": {
+        **FINAL_GOAL,
+        "updates_per_cycle": 20,
+        "reward_batches_per_epoch": 100,
+        "reward_max_epochs": 20,
+        "reward_patience": 5,
+        "train_eval.num_epochs": 16,
+    },
     "imagine.gin": IMAGINE,
     "imagine_none.gin": {**IMAGINE, "imagination": "none"},
     "imagine_final_goal.gin": {**IMAGINE, "final_goal_ratio": 0.5},
-    "smoke.gin": {"architecture": "fc", "reward": "oracle", "episodes_per_cycle": 8,
-                  "cycles_per_epoch": 10, "updates_per_cycle": 40, "batch_size": 128,
-                  "num_candidates": 10, "goal_predicates": ["Go"], "final_goal_ratio": 0.5,
-                  "replay_capacity": 1000, "memory_capacity": 1000, "train_eval.num_epochs": 2},
-}  # fmt: skip
+    "smoke.gin": {
+        "architecture": "fc",
+        "reward": "oracle",
+        "episodes_per_cycle": 8,
+        "cycles_per_epoch": 10,
+        "updates_per_cycle": 40,
+        "batch_size": 128,
+        "num_candidates": 10,
+        "goal_predicates": ["Go"],
+        "final_goal_ratio": 0.5,
+        "replay_capacity": 1000,
+        "memory_capacity": 1000,
+        "train_eval.num_epochs": 2,
+    },
+}
 
 # The paper's supervised reward run, every field (learning rate: None = per architecture).
 REWARD = {
-    "architecture": "ma", "goal_set": "one_object", "learning_rate": None, "batch_size": 512,
-    "batches_per_epoch": 200, "max_epochs": 100, "patience": 15, "positive_ratio": 0.2,
-    "hidden_units": 100, "normalize_goal": False, "pair_gate": "per_slot",
-    "pair_relations": False, "validation_fraction": 0.1, "seed": 0,
-    "max_training_seconds": None, "max_train_episodes": None, "max_test_episodes": None,
-}  # fmt: skip
-MA_PAIRS = {"architecture": "ma_pairs", "goal_set": "all", "learning_rate": 1e-3,
-            "normalize_goal": True, "pair_relations": True}  # fmt: skip
+    "architecture": "ma",
+    "goal_set": "one_object",
+    "learning_rate": None,
+    "batch_size": 512,
+    "batches_per_epoch": 200,
+    "max_epochs": 100,
+    "patience": 15,
+    "positive_ratio": 0.2,
+    "hidden_units": 100,
+    "normalize_goal": False,
+    "pair_gate": "per_slot",
+    "pair_relations": False,
+    "validation_fraction": 0.1,
+    "seed": 0,
+    "max_training_seconds": None,
+    "max_train_episodes": None,
+    "max_test_episodes": None,
+}
+MA_PAIRS = {
+    "architecture": "ma_pairs",
+    "goal_set": "all",
+    "learning_rate": 1e-3,
+    "normalize_goal": True,
+    "pair_relations": True,
+}
 RELATIONS_STUDY = {**MA_PAIRS, "validation_fraction": 0.04, "max_test_episodes": 1000}
 # The two-object variants: the paper's MA-pairs at the relations study's validation and test sizes.
-TWO_OBJECT_STUDY = {"architecture": "ma_pairs", "goal_set": "all", "validation_fraction": 0.04,
-                    "max_test_episodes": 1000}  # fmt: skip
+TWO_OBJECT_STUDY = {
+    "architecture": "ma_pairs",
+    "goal_set": "all",
+    "validation_fraction": 0.04,
+    "max_test_episodes": 1000,
+}
 REWARD_CONFIGS = {  # {name: (RewardTrainConfig differences, RewardStudyConfig)}
     "reward_ma.gin": ({"learning_rate": 1e-3}, RewardStudyConfig()),
     "reward_fa.gin": ({"architecture": "fa", "learning_rate": 1e-4}, RewardStudyConfig()),
@@ -76,39 +142,59 @@ REWARD_CONFIGS = {  # {name: (RewardTrainConfig differences, RewardStudyConfig)}
     "reward_ma_pairs.gin": (MA_PAIRS, RewardStudyConfig()),
     "reward_study_generalization.gin": ({}, RewardStudyConfig(("ma", "fa", "fc"))),
     "reward_study_two_object.gin": (
-        {"architecture": "ma_pairs", "goal_set": "all"}, RewardStudyConfig()
+        {"architecture": "ma_pairs", "goal_set": "all"},
+        RewardStudyConfig(),
     ),
     "reward_study_two_object_relations.gin": (RELATIONS_STUDY, RewardStudyConfig()),
     "reward_study_two_object_relations_x5.gin": (RELATIONS_STUDY, RewardStudyConfig((), 5)),
     "reward_study_generalization_ma_norm.gin": (
-        {"normalize_goal": True}, RewardStudyConfig(("ma",))
+        {"normalize_goal": True},
+        RewardStudyConfig(("ma",)),
     ),
     "reward_study_two_object_baseline.gin": (TWO_OBJECT_STUDY, RewardStudyConfig()),
     "reward_study_two_object_shared_gate.gin": (
-        {**TWO_OBJECT_STUDY, "pair_gate": "shared", "normalize_goal": True}, RewardStudyConfig()
+        {**TWO_OBJECT_STUDY, "pair_gate": "shared", "normalize_goal": True},
+        RewardStudyConfig(),
     ),
     "reward_study_two_object_residual_gate.gin": (
-        {**TWO_OBJECT_STUDY, "pair_gate": "residual", "normalize_goal": True}, RewardStudyConfig()
+        {**TWO_OBJECT_STUDY, "pair_gate": "residual", "normalize_goal": True},
+        RewardStudyConfig(),
     ),
     "reward_study_two_object_relations_no_norm.gin": (
-        {**RELATIONS_STUDY, "normalize_goal": False}, RewardStudyConfig()
+        {**RELATIONS_STUDY, "normalize_goal": False},
+        RewardStudyConfig(),
     ),
     "reward_study_two_object_relations_x3.gin": (RELATIONS_STUDY, RewardStudyConfig((), 3)),
 }
 
 # The searches: their base configuration and their space.
 TUNE_CONFIGS = {
-    "tune_reward_ma.gin": ({"learning_rate": 1e-3}, {
-        "learning_rate": [1e-3, 3e-3], "normalize_goal": [False, True]}),
-    "tune_agent_quickstart.gin": (AGENT_CONFIGS["quickstart.gin"], {
-        "actor_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
-        "critic_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
-        "polyak": {"min": 0.9, "max": 0.99}, "final_goal_ratio": {"min": 0.0, "max": 0.8}}),
-}  # fmt: skip
+    "tune_reward_ma.gin": (
+        {"learning_rate": 1e-3},
+        {"learning_rate": [1e-3, 3e-3], "normalize_goal": [False, True]},
+    ),
+    "tune_agent_quickstart.gin": (
+        AGENT_CONFIGS["quickstart.gin"],
+        {
+            "actor_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
+            "critic_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
+            "polyak": {"min": 0.9, "max": 0.99},
+            "final_goal_ratio": {"min": 0.0, "max": 0.8},
+        },
+    ),
+}
 
-PLAYGROUND = {"batch_size": 1, "num_objects": 3, "seed": None, "split": "train",
-              "relational": False, "reward": "none", "distractor_sampling": "uniform_types",
-              "object_init_range": 1.0, "episode_length": 50}  # fmt: skip
+PLAYGROUND = {
+    "batch_size": 1,
+    "num_objects": 3,
+    "seed": None,
+    "split": "train",
+    "relational": False,
+    "reward": "none",
+    "distractor_sampling": "uniform_types",
+    "object_init_range": 1.0,
+    "episode_length": 50,
+}
 PLAYGROUND_CONFIGS = {
     "playground.gin": {},
     "playground_many_objects.gin": {"num_objects": 10, "distractor_sampling": "category_first"},
@@ -183,6 +269,6 @@ def test_each_config_states_what_it_is_and_the_command_that_runs_it():
                 break
             header.append(line)
         assert 1 <= len(header) <= 3, path.name
-        assert any(line.startswith("#   imagine-tf ") and path.name in line for line in header), (
-            path.name
-        )
+        assert any(
+            line.startswith("#   imagine-tf ") and path.name in line for line in header
+        ), path.name

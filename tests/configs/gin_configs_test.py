@@ -50,7 +50,11 @@ def test_imagine_is_the_reference_run_with_cgh_from_epoch_10(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     parse_gin(argparse.Namespace(gin_file=[str(IMAGINE)], gin_binding=[]), train_eval)
     config = train_eval.TrainConfig()
-    assert (config.architecture, config.reward_architecture, config.reward) == ("ma", "ma", "learned")
+    assert (config.architecture, config.reward_architecture, config.reward) == (
+        "ma",
+        "ma",
+        "learned",
+    )
     assert (config.imagination, config.imagination_start) == ("cgh", 10)
     assert config.imagined_target_probability == config.imagined_candidate_share == 0.5
     assert config.final_goal_ratio == 0.0 and config.final_layer_init == "he_uniform"
@@ -114,8 +118,12 @@ def test_reward_config_builds_its_network(path):
     for architecture in study.architectures_of(config):
         if not path.stem.startswith("reward_study"):
             assert path.stem == f"reward_{architecture}"
-        network = RewardNetwork(architecture, vocabulary.words[1:], vocabulary.max_length,
-                                normalize_goal=config.normalize_goal)  # fmt: skip
+        network = RewardNetwork(
+            architecture,
+            vocabulary.words[1:],
+            vocabulary.max_length,
+            normalize_goal=config.normalize_goal,
+        )
         assert network(example_inputs(3, vocabulary.max_length)).shape == (1,)
 
 
@@ -130,8 +138,9 @@ def test_tune_config_declares_a_space_that_holds_its_base(path):
     parse_config_files([path])
     if path.stem.startswith("tune_reward"):
         base = reward_train_config()
-        hyperparameters = reward_hyperparameters(RewardSearchSpace().of(base.architecture), base,
-                                                 grid=True)  # fmt: skip
+        hyperparameters = reward_hyperparameters(
+            RewardSearchSpace().of(base.architecture), base, grid=True
+        )
     else:
         hyperparameters = agent_hyperparameters(AgentSearchSpace().space(), TrainConfig())
     assert len(hyperparameters.space) >= 2

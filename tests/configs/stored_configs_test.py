@@ -33,8 +33,13 @@ TrainConfig.reward = 'oracle'
 TrainConfig.updates_per_cycle = 1
 """
 # Fields a stored config.json may lack (they take their defaults, the values of those runs).
-NEWER_FIELDS = ("clip_targets", "hidden_units", "reward_batch_size", "reward_learning_rate",
-                "reward_positive_ratio")  # fmt: skip
+NEWER_FIELDS = (
+    "clip_targets",
+    "hidden_units",
+    "reward_batch_size",
+    "reward_learning_rate",
+    "reward_positive_ratio",
+)
 
 # A reward run's operative_config.gin as `imagine-tf reward train` wrote it.
 REWARD_OPERATIVE_GIN = """import imagine_tf.training.reward_recipe
@@ -83,9 +88,14 @@ def test_an_agent_run_with_a_stored_config_resumes_with_no_gin_flags(tmp_path, c
 def test_a_reward_runs_operative_config_parses_into_its_reward_config():
     gin.parse_config(REWARD_OPERATIVE_GIN)
     config = reward_train_config()
-    assert config == RewardTrainConfig(architecture="ma_pairs", goal_set="all",
-                                       learning_rate=1e-3, normalize_goal=True,
-                                       pair_relations=True, seed=3)  # fmt: skip
+    assert config == RewardTrainConfig(
+        architecture="ma_pairs",
+        goal_set="all",
+        learning_rate=1e-3,
+        normalize_goal=True,
+        pair_relations=True,
+        seed=3,
+    )
 
 
 def test_the_reward_config_name_wins_over_the_stored_name():
@@ -101,4 +111,3 @@ def test_a_stored_name_that_is_no_setting_is_refused_naming_the_settings():
     gin.parse_config("train_reward_model.arch = 'ma'")
     with pytest.raises(ValueError, match="train_reward_model.arch is not a reward setting"):
         reward_train_config()
-

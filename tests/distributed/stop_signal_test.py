@@ -30,8 +30,11 @@ def test_wait_returns_when_set_or_after_the_timeout():
 
 def test_sigterm_stops_a_process_waiting_on_it_every_time():
     for _ in range(3):  # the Event deadlock needed the signal inside wait: try several times
-        process = subprocess.Popen([sys.executable, "-c", WAITER], stdout=subprocess.PIPE,
-                                   env={**os.environ, "PYTHONPATH": os.getcwd()})  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-c", WAITER],
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": os.getcwd()},
+        )
         assert process.stdout.readline() == b"waiting\n"
         process.send_signal(signal.SIGTERM)
         out, _ = process.communicate(timeout=10)

@@ -37,8 +37,16 @@ def test_ma_networks_ignore_padded_slots():
     from imagine_tf.language.vocabulary import Vocabulary
 
     vocabulary = Vocabulary.default()
-    states = play(["Grasp red cat", "Grow any plant", "Go top"] * 2, policy="scripted", seed=2,
-                  num_objects=3).states[::10].reshape(-1, 240)  # fmt: skip
+    states = (
+        play(
+            ["Grasp red cat", "Grow any plant", "Go top"] * 2,
+            policy="scripted",
+            seed=2,
+            num_objects=3,
+        )
+        .states[::10]
+        .reshape(-1, 240)
+    )
     padded = np.zeros((len(states), 2 * (3 + 39 * 5)), np.float32)
     padded[:, padding_columns(3, 5)] = states
     tf.keras.utils.set_random_seed(0)

@@ -91,9 +91,15 @@ def carry_onto(living, supply, steps=1):
 
 @pytest.mark.parametrize(
     "living, supply, grows",
-    [("cat", "food", True), ("cat", "water", True), ("rose", "water", True),
-     ("rose", "food", False), ("door", "water", False), ("water", "food", False)],
-)  # fmt: skip
+    [
+        ("cat", "food", True),
+        ("cat", "water", True),
+        ("rose", "water", True),
+        ("rose", "food", False),
+        ("door", "water", False),
+        ("water", "food", False),
+    ],
+)
 def test_growth_only_with_a_valid_supply(living, supply, grows):
     core = carry_onto(living, supply)
     expected = 0.2 + 0.04 if grows else 0.2
@@ -155,9 +161,13 @@ def test_seeded_runs_are_deterministic():
 
 @pytest.mark.parametrize(
     "action, message",
-    [(np.zeros((2, 3)), "shape"), (np.zeros((1, 2)), "shape"), ([[np.nan, 0, 0]], "finite"),
-     ([[0, np.inf, 0]], "finite")],
-)  # fmt: skip
+    [
+        (np.zeros((2, 3)), "shape"),
+        (np.zeros((1, 2)), "shape"),
+        ([[np.nan, 0, 0]], "finite"),
+        ([[0, np.inf, 0]], "finite"),
+    ],
+)
 def test_bad_actions_raise_and_leave_the_state_unchanged(action, message):
     core = make_core(["cat"], [[0.5, 0.5]])
     before = core.observation()

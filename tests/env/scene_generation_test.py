@@ -19,9 +19,10 @@ TABLE = GoalTable.from_sentences(grammar.one_object_goals() + grammar.relational
 def scenes_for(goal, count=200, num_objects=3, seed=0, **config):
     ids = TABLE.index([goal] * count)
     layout = generate_scenes(
-        TABLE.constraints(ids), PlaygroundConfig(num_objects=num_objects, **config),
+        TABLE.constraints(ids),
+        PlaygroundConfig(num_objects=num_objects, **config),
         np.random.default_rng(seed),
-    )  # fmt: skip
+    )
     return layout
 
 

@@ -37,7 +37,9 @@ def test_summary_and_welch_match_scipy_and_the_sample_std():
     assert summary([0.3, None, float("nan")]) == {"mean": 0.3, "std": None, "n": 1, "values": [0.3]}
     test = welch(a, b)
     expected = stats.ttest_ind(a, b, equal_var=False)
-    assert test["p"] == pytest.approx(expected.pvalue) and test["t"] == pytest.approx(expected.statistic)
+    assert test["p"] == pytest.approx(expected.pvalue) and test["t"] == pytest.approx(
+        expected.statistic
+    )
     assert test["a_greater"] is True and welch(b, a)["a_greater"] is False
     assert welch([0.5], b)["p"] is None  # one seed: no test
 
@@ -74,10 +76,24 @@ ExperimentSpec.figure = "curves"
 
 
 def _experiment(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "experiment",
-                           str(tmp_path / "small.gin"), "--root-dir", str(tmp_path / "runs"),
-                           "--out-dir", str(tmp_path / "out"), *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)  # fmt: skip
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "imagine_tf.cli.main",
+            "experiment",
+            str(tmp_path / "small.gin"),
+            "--root-dir",
+            str(tmp_path / "runs"),
+            "--out-dir",
+            str(tmp_path / "out"),
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
@@ -89,11 +105,18 @@ def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
     assert (tmp_path / "out" / "small.png").stat().st_size > 1000
     assert "| fc | 2 |" in (tmp_path / "out" / "small.md").read_text()
     for label in ("fc", "fa"):
-        cells = [json.loads((tmp_path / "runs" / f"{label}_s{s}" / "evaluations" / "epoch_0001.json")
-                            .read_text()) for s in (0, 1)]  # fmt: skip
+        cells = [
+            json.loads(
+                (
+                    tmp_path / "runs" / f"{label}_s{s}" / "evaluations" / "epoch_0001.json"
+                ).read_text()
+            )
+            for s in (0, 1)
+        ]
         entry = record["configurations"][label]
         assert entry["seeds"] == [0, 1] and entry["metrics"]["train SR"]["values"] == [
-            c["train_success"] for c in cells]  # fmt: skip
+            c["train_success"] for c in cells
+        ]
         assert [p["epoch"] for p in entry["curves"]["eval_train_success"]] == [1]
         assert entry["seconds_per_cell"]["n"] == 2 and entry["seconds_per_cell"]["mean"] > 0
     assert {t["metric"] for t in record["comparisons"]} == {"train SR", "Go SR"}
@@ -132,7 +155,12 @@ def test_a_configuration_may_run_fewer_seeds(tmp_path):
     spec = ExperimentSpec(configurations={"a": {}, "b": {"seeds": 2}}, seeds=3, metrics={"m": "x"})
     assert [c.name for c in grid(spec, tmp_path, ROOT)] == ["a_s0", "b_s0", "a_s1", "b_s1", "a_s2"]
     assert spec.seeds_of("b") == 2 and spec.seeds_of("a") == 3
-    assert ExperimentSpec(configurations={"b": {"seeds": 5}}, seeds=2, metrics={"m": "x"}).seeds_of("b") == 2
+    assert (
+        ExperimentSpec(configurations={"b": {"seeds": 5}}, seeds=2, metrics={"m": "x"}).seeds_of(
+            "b"
+        )
+        == 2
+    )
 
 
 def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
@@ -142,8 +170,13 @@ def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
     assert command[3:5] == ["reward", "study"] and command[command.index("--seeds") + 1] == "1"
     assert "configs/reward_study_two_object_relations.gin" in command
     assert "RewardStudyConfig.ensemble_size = 3" in command
-    assert cells["ensemble3_s1"].results_file() == tmp_path / "ensemble3_s1" / "ma_pairs_x3_s1" / "metrics.json"
-    assert cells["single_s2"].results_file() == tmp_path / "single_s2" / "ma_pairs_s2" / "metrics.json"
+    assert (
+        cells["ensemble3_s1"].results_file()
+        == tmp_path / "ensemble3_s1" / "ma_pairs_x3_s1" / "metrics.json"
+    )
+    assert (
+        cells["single_s2"].results_file() == tmp_path / "single_s2" / "ma_pairs_s2" / "metrics.json"
+    )
     spec = load_experiment(ROOT / "configs" / "experiments" / "reward_architectures.gin")
     (command,) = {c.name: c for c in grid(spec, tmp_path, ROOT)}["fa_s4"].commands()
     assert command[3:5] == ["reward", "train"] and "configs/reward_fa.gin" in command
@@ -155,7 +188,9 @@ def test_runs_of_makes_cells_the_runs_of_another_experiment(tmp_path):
 
     spec = load_experiment(ROOT / "configs" / "experiments" / "objects.gin")
     architectures = load_experiment(ROOT / "configs" / "experiments" / "architectures.gin")
-    assert spec.configurations["ma_n3"]["bindings"] == architectures.configurations["ma"]["bindings"]
+    assert (
+        spec.configurations["ma_n3"]["bindings"] == architectures.configurations["ma"]["bindings"]
+    )
     cells = {c.name: c for c in grid(spec, tmp_path / "objects", ROOT)}
     shared, own = cells["ma_n3_s4"], cells["ma_n3_10_s4"]
     assert shared.directory == tmp_path / "architectures" / "ma_s4"
@@ -169,24 +204,33 @@ def _write_pair(directory, shared: str, epochs: int = 2) -> pathlib.Path:
     base = """ExperimentSpec.metrics = {"m": "x"}
 ExperimentSpec.seeds = 2
 """
-    (directory / "a.gin").write_text(base + """ExperimentSpec.name = "a"
+    (directory / "a.gin").write_text(
+        base
+        + """ExperimentSpec.name = "a"
 ExperimentSpec.num_epochs = 2
 ExperimentSpec.configurations = {"x": {"gin_files": ["configs/smoke.gin"], "bindings": ["B = 1"]}}
-""")
-    (directory / "b.gin").write_text(base + f"""ExperimentSpec.name = "b"
+"""
+    )
+    (directory / "b.gin").write_text(
+        base
+        + f"""ExperimentSpec.name = "b"
 ExperimentSpec.num_epochs = {epochs}
 ExperimentSpec.configurations = {{"y": {shared}}}
-""")
+"""
+    )
     return directory / "b.gin"
 
 
-@pytest.mark.parametrize("shared, epochs, message", [
-    ('{"runs_of": "a/missing"}', 2, "has no configuration 'missing'"),
-    ('{"runs_of": "nowhere/x"}', 2, "has no configuration 'x'"),
-    ('{"runs_of": "a/x", "bindings": ["B = 2"]}', 2, "its bindings differ from a/x's"),
-    ('{"runs_of": "a/x"}', 3, "num_epochs 'agent', 2 there against 'agent', 3 here"),
-    ('{"runs_of": "a"}', 2, "runs_of ('EXPERIMENT/LABEL')"),
-])
+@pytest.mark.parametrize(
+    "shared, epochs, message",
+    [
+        ('{"runs_of": "a/missing"}', 2, "has no configuration 'missing'"),
+        ('{"runs_of": "nowhere/x"}', 2, "has no configuration 'x'"),
+        ('{"runs_of": "a/x", "bindings": ["B = 2"]}', 2, "its bindings differ from a/x's"),
+        ('{"runs_of": "a/x"}', 3, "num_epochs 'agent', 2 there against 'agent', 3 here"),
+        ('{"runs_of": "a"}', 2, "runs_of ('EXPERIMENT/LABEL')"),
+    ],
+)
 def test_runs_of_must_name_the_same_runs(tmp_path, shared, epochs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         load_experiment(_write_pair(tmp_path, shared, epochs))
@@ -205,8 +249,11 @@ def test_two_object_ensembles_share_no_run_with_the_single_runs():
     spec = load_experiment(ROOT / "configs" / "experiments" / "two_object.gin")
     ensemble = spec.configurations["ensemble3"]
     _, study = read_reward_configs([ROOT / f for f in ensemble["gin_files"]], ensemble["bindings"])
-    members = [m for s in range(spec.seeds_of("ensemble3"))
-               for m in member_seeds(s, study.ensemble_size, study.first_member_seed)]  # fmt: skip
+    members = [
+        m
+        for s in range(spec.seeds_of("ensemble3"))
+        for m in member_seeds(s, study.ensemble_size, study.first_member_seed)
+    ]
     assert len(set(members)) == 3 * spec.seeds_of("ensemble3")
     assert not set(members) & set(range(spec.seeds_of("single")))
 
@@ -228,13 +275,30 @@ def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
     import signal
     import time
 
-    (tmp_path / "small.gin").write_text(SMALL.replace("ExperimentSpec.num_epochs = 1",
-                                                      "ExperimentSpec.num_epochs = 2"))  # fmt: skip
-    command = [sys.executable, "-m", "imagine_tf.cli.main", "experiment", str(tmp_path / "small.gin"),
-               "--root-dir", str(tmp_path / "runs"), "--out-dir", str(tmp_path / "out"),
-               "--parallel", "2"]  # fmt: skip
-    runner = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, start_new_session=True)  # fmt: skip
+    (tmp_path / "small.gin").write_text(
+        SMALL.replace("ExperimentSpec.num_epochs = 1", "ExperimentSpec.num_epochs = 2")
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "imagine_tf.cli.main",
+        "experiment",
+        str(tmp_path / "small.gin"),
+        "--root-dir",
+        str(tmp_path / "runs"),
+        "--out-dir",
+        str(tmp_path / "out"),
+        "--parallel",
+        "2",
+    ]
+    runner = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.time() + 300
     while not list((tmp_path / "runs").glob("*/checkpoint")) and time.time() < deadline:
         time.sleep(0.5)
@@ -247,4 +311,5 @@ def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
     assert again.returncode == 0, again.stdout + again.stderr
     record = json.loads((tmp_path / "out" / "small.json").read_text())
     assert record["missing"] == [] and all(
-        len(entry["seeds"]) == 2 for entry in record["configurations"].values())  # fmt: skip
+        len(entry["seeds"]) == 2 for entry in record["configurations"].values()
+    )

@@ -27,8 +27,14 @@ def make_actor(num_objects=3):
         example_observation_spec(num_objects, VOCABULARY.max_length),
         goal=tf.TensorSpec([100], tf.float32, "goal"),
     )
-    return ActorNetwork(spec, ACTION_SPEC, "ma", VOCABULARY.words[1:], VOCABULARY.max_length,
-                        final_layer_init="he_uniform")  # fmt: skip
+    return ActorNetwork(
+        spec,
+        ACTION_SPEC,
+        "ma",
+        VOCABULARY.words[1:],
+        VOCABULARY.max_length,
+        final_layer_init="he_uniform",
+    )
 
 
 def test_a_new_user_drives_the_environment_with_the_saved_policy(tmp_path):
@@ -61,8 +67,12 @@ def test_a_new_user_drives_the_environment_with_the_saved_policy(tmp_path):
     np.testing.assert_allclose(local.action, actor(embedded)[0], atol=1e-5)
     assert policy.get_train_step() == 7
     metadata = {key: int(value) for key, value in policy.get_metadata().items()}
-    assert metadata == {"num_objects": 3, "max_goal_words": 4, "vocabulary_size": 51,
-                        "cached_goals": 255}  # fmt: skip
+    assert metadata == {
+        "num_objects": 3,
+        "max_goal_words": 4,
+        "vocabulary_size": 51,
+        "cached_goals": 255,
+    }
     # The `action` signature takes the environment's observation (its SignatureDef input keys
     # are the spec names; Python calls take them sanitized: "arg_0_observation_goal") ...
     signature = policy.signatures["action"]
@@ -76,8 +86,13 @@ def test_a_new_user_drives_the_environment_with_the_saved_policy(tmp_path):
     assert "Go red cat" not in grammar_goals(VOCABULARY)
     tokens = tf.constant(VOCABULARY.encode(sentences))
     states = flat["state"][-3:]
-    feed = {"0/step_type": tf.fill([3], 1), "0/reward": tf.zeros([3]), "0/discount": tf.ones([3]),
-            "0/observation/goal": tokens, "0/observation/state": states}  # fmt: skip
+    feed = {
+        "0/step_type": tf.fill([3], 1),
+        "0/reward": tf.zeros([3]),
+        "0/discount": tf.ones([3]),
+        "0/observation/goal": tokens,
+        "0/observation/state": states,
+    }
     served = signature(**{keys[name]: value for name, value in feed.items()})["action"]
     expected = actor({"state": states, "goal": actor.goal_embedding(tokens)})[0]
     np.testing.assert_allclose(served, expected, atol=1e-5)

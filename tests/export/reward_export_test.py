@@ -58,9 +58,13 @@ def exported(tmp_path_factory):
 
 @pytest.mark.parametrize(
     "goals, width, message",
-    [(["Grasp purple cat"], 240, "outside the vocabulary"), ([""], 240, "at least one word"),
-     (["Go left", "Go right"], 240, "same batch size"), (["Go left"], 241, "2 (3 + 39 N)")],
-)  # fmt: skip
+    [
+        (["Grasp purple cat"], 240, "outside the vocabulary"),
+        ([""], 240, "at least one word"),
+        (["Go left", "Go right"], 240, "same batch size"),
+        (["Go left"], 241, "2 (3 + 39 N)"),
+    ],
+)
 def test_bad_inputs_fail_with_a_message(exported, goals, width, message):
     model = tf.saved_model.load(str(exported))
     with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
@@ -110,8 +114,16 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
     from imagine_tf.training.config import TrainConfig
     from imagine_tf.training.train_eval import train
 
-    tiny = dict(episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2, batch_size=16, num_candidates=5,
-                reward="oracle", replay_capacity=50, memory_capacity=50)  # fmt: skip
+    tiny = dict(
+        episodes_per_cycle=4,
+        cycles_per_epoch=2,
+        updates_per_cycle=2,
+        batch_size=16,
+        num_candidates=5,
+        reward="oracle",
+        replay_capacity=50,
+        memory_capacity=50,
+    )
     train(TrainConfig(**tiny), tmp_path / "run", 1, progress=False)
     trainer = load_agent(tmp_path / "run")
     path = export_policy(trainer.agent.actor_network, tmp_path / "policy")
@@ -150,8 +162,17 @@ def test_a_bfloat16_run_reloads_in_bfloat16_and_exports_a_policy_that_acts_like_
     from imagine_tf.training.config import TrainConfig
     from imagine_tf.training.train_eval import train
 
-    tiny = dict(episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2, batch_size=16, num_candidates=5,
-                reward="oracle", replay_capacity=50, memory_capacity=50, compute_dtype="bfloat16")  # fmt: skip
+    tiny = dict(
+        episodes_per_cycle=4,
+        cycles_per_epoch=2,
+        updates_per_cycle=2,
+        batch_size=16,
+        num_candidates=5,
+        reward="oracle",
+        replay_capacity=50,
+        memory_capacity=50,
+        compute_dtype="bfloat16",
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no native bfloat16 on the CI machine: emulated, slower
         train(TrainConfig(**tiny), tmp_path / "run", 1, progress=False)

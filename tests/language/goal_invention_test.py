@@ -21,8 +21,11 @@ def test_words_that_swap_in_one_position_of_a_template_become_interchangeable():
     cgh.learn(["Grasp red dog", "Grow red cat", "Grasp red cat", "Grasp blue cat"])
     # Learned in sorted order: "Grasp blue cat" is the first template, "Grasp red cat" is one
     # word from it (blue ~ red); the two others are two words from every template: templates.
-    assert cgh.templates == [("Grasp", "blue", "cat"), ("Grasp", "red", "dog"),
-                             ("Grow", "red", "cat")]  # fmt: skip
+    assert cgh.templates == [
+        ("Grasp", "blue", "cat"),
+        ("Grasp", "red", "dog"),
+        ("Grow", "red", "cat"),
+    ]
     assert cgh.classes() == [["blue", "red"]]
     assert cgh.invent() == ["Grasp blue dog", "Grow blue cat"]
     cgh.learn(["Grow blue cat"])  # one word from two templates: Grasp ~ Grow, blue ~ red
@@ -72,8 +75,13 @@ def test_inventions_do_not_depend_on_the_hash_seed():
     outputs = set()
     for seed in ("0", "1", "12345"):
         environment = dict(os.environ, PYTHONHASHSEED=seed)
-        result = subprocess.run([sys.executable, "-c", _INVENT], env=environment, check=True,
-                                capture_output=True, text=True)  # fmt: skip
+        result = subprocess.run(
+            [sys.executable, "-c", _INVENT],
+            env=environment,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         outputs.add(result.stdout)
     assert len(outputs) == 1 and len(json.loads(outputs.pop())) == 120
 

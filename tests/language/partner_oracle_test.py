@@ -84,10 +84,17 @@ def test_held_red_cat_gives_seven_grasp_sentences():
         state[3 : 3 + 32] = np.eye(32)[ontology.TYPE_INDEX["cat"]]
         state[3 + 35 : 3 + 38] = [0.95, 0.5, 0.52]  # light red
         said = [s for s in partner.describe(state[None])[0] if s.startswith("Grasp")]
-        assert said == sorted([
-            "Grasp any animal", "Grasp any cat", "Grasp any living_thing",
-            "Grasp any red thing", "Grasp red animal", "Grasp red cat", "Grasp red living_thing",
-        ])  # fmt: skip
+        assert said == sorted(
+            [
+                "Grasp any animal",
+                "Grasp any cat",
+                "Grasp any living_thing",
+                "Grasp any red thing",
+                "Grasp red animal",
+                "Grasp red cat",
+                "Grasp red living_thing",
+            ]
+        )
 
 
 def test_train_filter_and_describe_lists():

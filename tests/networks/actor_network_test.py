@@ -110,22 +110,40 @@ def test_untrained_actions_are_near_zero_by_default_and_saturate_with_the_refere
     inputs = observation(batch=64)
     small = make_actor("ma")(inputs)[0].numpy()
     tf.keras.utils.set_random_seed(0)
-    reference = ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS,
-                             LENGTH, final_layer_init="he_uniform")(inputs)[0].numpy()  # fmt: skip
+    reference = ActorNetwork(
+        example_observation_spec(3, LENGTH),
+        ACTION_SPEC,
+        "ma",
+        WORDS,
+        LENGTH,
+        final_layer_init="he_uniform",
+    )(inputs)[0].numpy()
     assert np.abs(small).max() < 0.2
     assert np.abs(reference).mean() > 5 * np.abs(small).mean()
 
 
 def test_unknown_final_layer_init_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="small_uniform"):
-        ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS, LENGTH,
-                     final_layer_init="glorot")  # fmt: skip
+        ActorNetwork(
+            example_observation_spec(3, LENGTH),
+            ACTION_SPEC,
+            "ma",
+            WORDS,
+            LENGTH,
+            final_layer_init="glorot",
+        )
 
 
 def test_bfloat16_hidden_layers_keep_float32_weights_outputs_and_target_copies():
     exact = make_actor("ma")
-    mixed = ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS, LENGTH,
-                         compute_dtype="bfloat16")  # fmt: skip
+    mixed = ActorNetwork(
+        example_observation_spec(3, LENGTH),
+        ACTION_SPEC,
+        "ma",
+        WORDS,
+        LENGTH,
+        compute_dtype="bfloat16",
+    )
     inputs = observation(batch=64)
     exact(inputs), mixed(inputs)
     mixed.set_weights(exact.get_weights())
@@ -142,5 +160,11 @@ def test_bfloat16_hidden_layers_keep_float32_weights_outputs_and_target_copies()
 
 def test_an_unknown_compute_dtype_is_refused_with_the_choices():
     with pytest.raises(ValueError, match=r"compute_dtype must be one of \('float32', 'bfloat16'\)"):
-        ActorNetwork(example_observation_spec(3, LENGTH), ACTION_SPEC, "ma", WORDS, LENGTH,
-                     compute_dtype="float16")  # fmt: skip
+        ActorNetwork(
+            example_observation_spec(3, LENGTH),
+            ACTION_SPEC,
+            "ma",
+            WORDS,
+            LENGTH,
+            compute_dtype="float16",
+        )

@@ -40,8 +40,9 @@ def test_a_gpu_is_native_from_compute_capability_8():
 
 def test_auto_resolves_to_bfloat16_only_where_it_is_native_and_measured_faster():
     def auto(cpuinfo, gpus, speedup=None):
-        return resolve_compute_dtype("auto", cpuinfo, gpu_capabilities=gpus,
-                                     bfloat16_speedup=speedup)  # fmt: skip
+        return resolve_compute_dtype(
+            "auto", cpuinfo, gpu_capabilities=gpus, bfloat16_speedup=speedup
+        )
 
     assert auto(AVX512_BF16_CPU, [], speedup=1.75) == "bfloat16"  # as on an AMD EPYC
     assert auto(AVX512_BF16_CPU, [], speedup=0.6) == "float32"  # as on an Intel Xeon VM
@@ -49,13 +50,13 @@ def test_auto_resolves_to_bfloat16_only_where_it_is_native_and_measured_faster()
     assert auto(AVX2_CPU, [], speedup=5.0) == "float32"  # emulated: no probe believed
     assert auto(AVX2_CPU, [(8, 6)]) == "bfloat16"  # a GPU: no probe
     measured = bfloat16_matmul_speedup()
-    assert auto(AVX512_BF16_CPU, []) == ("bfloat16" if measured >= MIN_BFLOAT16_SPEEDUP
-                                         else "float32")  # fmt: skip
+    assert auto(AVX512_BF16_CPU, []) == (
+        "bfloat16" if measured >= MIN_BFLOAT16_SPEEDUP else "float32"
+    )
     for dtype in COMPUTE_DTYPES:  # a named precision is kept, native or not
         assert resolve_compute_dtype(dtype, AVX2_CPU, gpu_capabilities=[]) == dtype
     with pytest.raises(ValueError, match="got 'float16'"):
         resolve_compute_dtype("float16", AVX2_CPU, gpu_capabilities=[])
-
 
 
 def test_the_probe_measures_a_positive_speedup_once_per_process():

@@ -13,8 +13,14 @@ VOCABULARY = Vocabulary.default(relational=True)
 
 def member(seed, architecture="ma_pairs", num_objects=3):
     tf.keras.utils.set_random_seed(seed)
-    net = RewardNetwork(architecture, VOCABULARY.words[1:], VOCABULARY.max_length, num_objects,
-                        hidden_units=16, pair_relations=architecture == "ma_pairs")  # fmt: skip
+    net = RewardNetwork(
+        architecture,
+        VOCABULARY.words[1:],
+        VOCABULARY.max_length,
+        num_objects,
+        hidden_units=16,
+        pair_relations=architecture == "ma_pairs",
+    )
     net(example_inputs(num_objects, VOCABULARY.max_length))
     return net
 
@@ -24,8 +30,15 @@ def test_every_output_is_the_mean_of_the_members():
     ensemble = RewardEnsemble(members)
     assert ensemble.hidden_units == 3 * 16  # score_matrix's chunks hold every member's activations
     states = tf.random.stateless_uniform([5, 240], seed=(1, 2), minval=-1, maxval=1)
-    goals = tf.constant(["Grasp any left_of blue thing", "Grasp red cat", "Go left", "Grow any fly",
-                         "Grasp any fly"])  # fmt: skip
+    goals = tf.constant(
+        [
+            "Grasp any left_of blue thing",
+            "Grasp red cat",
+            "Go left",
+            "Grow any fly",
+            "Grasp any fly",
+        ]
+    )
     inputs = {"state": states, "goal": goals}
     outputs = [m(inputs).numpy() for m in members]
     assert np.ptp(np.stack(outputs), axis=0).max() > 1e-3  # the members differ
@@ -50,8 +63,11 @@ def test_other_n_and_one_member():
     expected = np.mean([m.with_num_objects(4)(inputs).numpy() for m in members], axis=0)
     np.testing.assert_allclose(wider(inputs), expected, atol=1e-6)
     single = RewardEnsemble(members[:1])
-    np.testing.assert_allclose(single(inputs | {"state": states[:, :240]}),
-                               members[0](inputs | {"state": states[:, :240]}), atol=1e-7)  # fmt: skip
+    np.testing.assert_allclose(
+        single(inputs | {"state": states[:, :240]}),
+        members[0](inputs | {"state": states[:, :240]}),
+        atol=1e-7,
+    )
 
 
 def test_members_of_another_kind_are_refused():

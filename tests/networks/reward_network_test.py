@@ -199,8 +199,10 @@ def test_the_training_logits_equal_the_head_logits_on_environment_states(archite
         plain = network.head_logits(scene_states, tf.gather(embeddings, rows))
         fast_sum, plain_sum = tf.reduce_sum(fast), tf.reduce_sum(plain)
     np.testing.assert_allclose(fast, plain, atol=1e-5)
-    for a, b in zip(tape.gradient(plain_sum, network.trainable_variables),
-                    tape.gradient(fast_sum, network.trainable_variables)):  # fmt: skip
+    for a, b in zip(
+        tape.gradient(plain_sum, network.trainable_variables),
+        tape.gradient(fast_sum, network.trainable_variables),
+    ):
         if a is not None:
             np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-4)
 
@@ -214,8 +216,9 @@ def test_the_bfloat16_scan_agrees_with_float32_and_is_refused_where_it_does_not_
     network({"state": scene_states[:1], "goal": GOALS[:1]})
     embeddings = network.encoder(tf.constant(grammar_goals()))
     exact = network.scan(scene_states, embeddings, playground_states=True).numpy()
-    mixed = network.scan(scene_states, embeddings, playground_states=True,
-                         compute_dtype="bfloat16").numpy()  # fmt: skip
+    mixed = network.scan(
+        scene_states, embeddings, playground_states=True, compute_dtype="bfloat16"
+    ).numpy()
     assert mixed.dtype == np.float32 and mixed.shape == exact.shape
     assert 0 < np.abs(mixed - exact).max() < 2e-2
     with pytest.raises(ValueError, match="A bfloat16 scan exists for MA and FA, not 'ma_pairs'"):
@@ -279,8 +282,9 @@ def test_the_residual_pair_gate_starts_shared_and_has_the_per_slot_size():
     alpha = network._pair_attention(embedding).numpy()
     logits = network.attention.gate(embedding).numpy()[:, 6:] + network.second_slot_gate(embedding)
     np.testing.assert_allclose(alpha[:, 84:], tf.sigmoid(logits), atol=1e-6)
-    np.testing.assert_array_equal(alpha[:, 6:84], tf.sigmoid(network.attention.gate(embedding)
-                                                             )[:, 6:])  # fmt: skip
+    np.testing.assert_array_equal(
+        alpha[:, 6:84], tf.sigmoid(network.attention.gate(embedding))[:, 6:]
+    )
     assert np.abs(alpha[:, 84:] - alpha[:, 6:84]).max() > 0.1
 
 
@@ -301,18 +305,23 @@ def test_pair_variants_keep_the_pair_module_scan_and_invariance(pair_gate, relat
     embedding = network.encoder(GOALS)
     alpha = network._pair_attention(embedding).numpy()  # [4, 162]
     direct = [
-        tf.sigmoid(network.readout(network.hidden(
-            pair_inputs(scene_states, 4, swap=s, relations=relations) * alpha[:, None, :]
-        ))[..., 0]).numpy()
+        tf.sigmoid(
+            network.readout(
+                network.hidden(
+                    pair_inputs(scene_states, 4, swap=s, relations=relations) * alpha[:, None, :]
+                )
+            )[..., 0]
+        ).numpy()
         for s in (False, True)
-    ]  # fmt: skip
+    ]
     by_parts = network.module_probabilities(inputs)
     np.testing.assert_allclose(by_parts, np.maximum(*direct), atol=1e-5)
     scanned = network.scan(scene_states, embedding).numpy()
     np.testing.assert_allclose(np.diagonal(scanned), network(inputs), rtol=1e-4, atol=1e-5)
     permuted = permute_objects(scene_states, [3, 1, 0, 2], 4)
-    np.testing.assert_allclose(network({"state": permuted, "goal": GOALS}), network(inputs),
-                               atol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(
+        network({"state": permuted, "goal": GOALS}), network(inputs), atol=1e-6
+    )
     clone = RewardNetwork.from_config(network.get_config())
     clone(inputs)
     clone.set_weights(network.get_weights())
@@ -323,8 +332,9 @@ def test_pair_variants_keep_the_pair_module_scan_and_invariance(pair_gate, relat
     three_states = tf.concat([scene_states[:, :120], scene_states[:, 159:279]], axis=-1)
     np.testing.assert_allclose(
         three.module_probabilities({"state": three_states, "goal": GOALS}),
-        tf.gather(by_parts, [0, 1, 3], axis=-1), atol=1e-6,
-    )  # fmt: skip
+        tf.gather(by_parts, [0, 1, 3], axis=-1),
+        atol=1e-6,
+    )
 
 
 def test_the_relation_features_add_four_gated_inputs():

@@ -84,6 +84,8 @@ def test_the_direct_lstm_equals_keras_lstm_on_one_hot_words():
         keras = layer.lstm(layer.one_hot(ids))
         direct_loss, keras_loss = tf.reduce_sum(direct**2), tf.reduce_sum(keras**2)
     np.testing.assert_allclose(direct, keras, atol=1e-6)
-    for a, b in zip(tape.gradient(keras_loss, layer.trainable_variables),
-                    tape.gradient(direct_loss, layer.trainable_variables)):  # fmt: skip
+    for a, b in zip(
+        tape.gradient(keras_loss, layer.trainable_variables),
+        tape.gradient(direct_loss, layer.trainable_variables),
+    ):
         np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-5)

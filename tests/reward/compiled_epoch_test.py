@@ -30,8 +30,12 @@ def test_batches_are_balanced_per_goal_and_weigh_out_goals_without_both_classes(
     negatives = (tables.negative_rows, tables.negative_start, tables.negative_count)
     shares = []
     for _ in range(20):
-        goals, rows, labels, weights = (x.numpy() for x in sampler._sample(
-            tf.constant(tables.present), tf.constant(tables.both), positives, negatives))  # fmt: skip
+        goals, rows, labels, weights = (
+            x.numpy()
+            for x in sampler._sample(
+                tf.constant(tables.present), tf.constant(tables.both), positives, negatives
+            )
+        )
         assert len(goals) == 512 and set(goals) == {0, 1, 2}  # all 3 goals, plus extras
         kept = weights == 1
         assert set(goals[kept]) == {0, 2} and not (goals[~kept] != 1).any()
@@ -48,8 +52,10 @@ def test_goals_are_drawn_without_replacement_when_there_are_enough():
     memory.add(np.zeros((100, 1)), achieved)
     tables = memory.sampling_tables()
     sampler = CompiledRewardEpoch(network=None, optimizer=None, batch_size=16, seed=0)
-    grouped = [(tables.positive_rows, tables.positive_start, tables.positive_count),
-               (tables.negative_rows, tables.negative_start, tables.negative_count)]  # fmt: skip
+    grouped = [
+        (tables.positive_rows, tables.positive_start, tables.positive_count),
+        (tables.negative_rows, tables.negative_start, tables.negative_count),
+    ]
     goals = sampler._sample(tf.constant(tables.present), tf.constant(tables.both), *grouped)[0]
     assert len(set(goals.numpy())) == 16
 

@@ -29,8 +29,10 @@ def test_sampling_tables_group_rows_per_goal_without_the_held_out_rows():
     achieved = np.array([[1, 0], [1, 1], [0, 1], [1, 1]], bool)  # goal 2 of 3: never given
     memory.add(np.arange(4.0)[:, None], achieved)
     tables = memory.sampling_tables(exclude_rows=np.array([3]))
-    positive_rows = [list(tables.positive_rows[s : s + c])
-                     for s, c in zip(tables.positive_start, tables.positive_count)]  # fmt: skip
+    positive_rows = [
+        list(tables.positive_rows[s : s + c])
+        for s, c in zip(tables.positive_start, tables.positive_count)
+    ]
     assert positive_rows == [[0, 1], [1, 2]]  # only the goal columns ever given
     assert tables.negative_count.tolist() == [1, 1]  # row 2 for goal 0, row 0 for goal 1
     assert tables.present.tolist() == [0, 1] and tables.both.tolist() == [True, True]

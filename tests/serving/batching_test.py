@@ -59,8 +59,12 @@ def test_requests_waiting_together_run_as_one_batch_and_get_their_own_rows():
 def test_a_failing_request_fails_alone_and_the_others_are_answered():
     runner = DoublingRunner(hold_first=True)
     batching = BatchingRunner(runner, BatchingOptions(max_batch_size=64))
-    requests = [np.ones(2, np.float32), np.ones(1, np.float32), -np.ones(1, np.float32),
-                np.full(3, 5.0, np.float32)]  # fmt: skip
+    requests = [
+        np.ones(2, np.float32),
+        np.ones(1, np.float32),
+        -np.ones(1, np.float32),
+        np.full(3, 5.0, np.float32),
+    ]
     calls = _submit_while_first_runs(runner, batching, requests)
     np.testing.assert_array_equal(calls[1].result(10)["y"], [2.0])
     np.testing.assert_array_equal(calls[3].result(10)["y"], [10.0] * 3)

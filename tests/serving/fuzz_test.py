@@ -17,9 +17,12 @@ from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 from tests.serving.rest_test import _wait_available
 from tests.serving.serving_test import export, random_states
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])  # fmt: skip
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 VALID_STATES = random_states(1)
 
 
@@ -29,8 +32,9 @@ def served(tmp_path_factory):
 
     base = tmp_path_factory.mktemp("fuzz_models") / "reward"
     export(base, seed=0)
-    process, target = launch(base, "--max_batch_size", "64", "--max_message_mb", "1",
-                             "--rest_api_port", "0")  # fmt: skip
+    process, target = launch(
+        base, "--max_batch_size", "64", "--max_message_mb", "1", "--rest_api_port", "0"
+    )
     _wait_available(process.rest_url)
     channel = grpc.insecure_channel(target)
     yield prediction_service_pb2_grpc.PredictionServiceStub(channel), process.rest_url
@@ -47,17 +51,29 @@ def _valid_request():
     return request
 
 
-DTYPES = [types_pb2.DT_FLOAT, types_pb2.DT_DOUBLE, types_pb2.DT_INT32, types_pb2.DT_INT64,
-          types_pb2.DT_STRING, types_pb2.DT_BOOL, types_pb2.DT_HALF, types_pb2.DT_INVALID]  # fmt: skip
+DTYPES = [
+    types_pb2.DT_FLOAT,
+    types_pb2.DT_DOUBLE,
+    types_pb2.DT_INT32,
+    types_pb2.DT_INT64,
+    types_pb2.DT_STRING,
+    types_pb2.DT_BOOL,
+    types_pb2.DT_HALF,
+    types_pb2.DT_INVALID,
+]
 
 
 @st.composite
 def tensor_protos(draw):
     dtype = draw(st.sampled_from(DTYPES))
     dims = draw(st.lists(st.integers(0, 70), max_size=3))
-    proto = tensor_pb2.TensorProto(dtype=dtype, tensor_shape=tensor_shape_pb2.TensorShapeProto(
-        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in dims],
-        unknown_rank=draw(st.booleans()) and draw(st.booleans())))  # fmt: skip
+    proto = tensor_pb2.TensorProto(
+        dtype=dtype,
+        tensor_shape=tensor_shape_pb2.TensorShapeProto(
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in dims],
+            unknown_rank=draw(st.booleans()) and draw(st.booleans()),
+        ),
+    )
     kind = draw(st.sampled_from(["content", "floats", "strings", "ints", "empty"]))
     if kind == "content":
         proto.tensor_content = draw(st.binary(max_size=2048))
@@ -66,7 +82,7 @@ def tensor_protos(draw):
     elif kind == "strings":
         proto.string_val.extend(draw(st.lists(st.binary(max_size=40), max_size=8)))
     elif kind == "ints":
-        proto.int_val.extend(draw(st.lists(st.integers(-2**31, 2**31 - 1), max_size=50)))
+        proto.int_val.extend(draw(st.lists(st.integers(-(2**31), 2**31 - 1), max_size=50)))
     return proto
 
 
@@ -74,8 +90,9 @@ def tensor_protos(draw):
 def predict_requests(draw):
     request = predict_pb2.PredictRequest()
     request.model_spec.name = draw(st.sampled_from(["reward", "reward", "policy", ""]))
-    request.model_spec.signature_name = draw(st.sampled_from(
-        ["score", "scan", "metadata", "serving_default", "", "nope"]))  # fmt: skip
+    request.model_spec.signature_name = draw(
+        st.sampled_from(["score", "scan", "metadata", "serving_default", "", "nope"])
+    )
     if draw(st.booleans()):
         request.model_spec.version.value = draw(st.integers(0, 3))
     for name in draw(st.lists(st.sampled_from(["goals", "states", "extra"]), unique=True)):
@@ -95,17 +112,33 @@ def test_grpc_answers_any_request_with_ok_or_a_client_error(served, request):
         stub.Predict(request, timeout=30)
     except grpc.RpcError as error:
         assert error.code() in CLIENT_ERRORS, (error.code(), error.details())
-    assert stub.Predict(_valid_request(), timeout=30).outputs["probability"].dtype == types_pb2.DT_FLOAT
+    assert (
+        stub.Predict(_valid_request(), timeout=30).outputs["probability"].dtype
+        == types_pb2.DT_FLOAT
+    )
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=10), children, max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=5)
+    | st.dictionaries(st.text(max_size=10), children, max_size=5),
     max_leaves=30,
-)  # fmt: skip
-PATHS = ["/v1/models/reward:predict", "/v1/models/reward/versions/1:predict",
-         "/v1/models/reward/labels/x:predict", "/v1/models/reward", "/v1/models/reward/metadata",
-         "/v1/models/policy:predict", "/v1/models/reward/versions/abc", "/", "/v1/models/"]  # fmt: skip
+)
+PATHS = [
+    "/v1/models/reward:predict",
+    "/v1/models/reward/versions/1:predict",
+    "/v1/models/reward/labels/x:predict",
+    "/v1/models/reward",
+    "/v1/models/reward/metadata",
+    "/v1/models/policy:predict",
+    "/v1/models/reward/versions/abc",
+    "/",
+    "/v1/models/",
+]
 
 
 @st.composite
@@ -116,22 +149,40 @@ def rest_bodies(draw):
     if kind == "json":
         return json.dumps(draw(JSON)).encode()
     key = draw(st.sampled_from(["instances", "inputs"]))
-    body = {key: draw(JSON), "signature_name": draw(st.sampled_from(["score", "scan", "metadata", 3]))}
+    body = {
+        key: draw(JSON),
+        "signature_name": draw(st.sampled_from(["score", "scan", "metadata", 3])),
+    }
     return json.dumps(body).encode()
 
 
 @SETTINGS
-@given(method=st.sampled_from(["GET", "POST", "PUT", "DELETE"]),
-       path=st.sampled_from(PATHS) | st.text(alphabet="/v1modelsrwad:tpic0", max_size=30).map(lambda p: "/" + p),
-       body=rest_bodies(),
-       content_type=st.sampled_from(["application/json", "text/plain", "application/x-www-form-urlencoded", ""]))  # fmt: skip
-def test_rest_answers_any_request_with_ok_or_a_client_error(served, method, path, body,
-                                                            content_type):  # fmt: skip
+@given(
+    method=st.sampled_from(["GET", "POST", "PUT", "DELETE"]),
+    path=st.sampled_from(PATHS)
+    | st.text(alphabet="/v1modelsrwad:tpic0", max_size=30).map(lambda p: "/" + p),
+    body=rest_bodies(),
+    content_type=st.sampled_from(
+        ["application/json", "text/plain", "application/x-www-form-urlencoded", ""]
+    ),
+)
+def test_rest_answers_any_request_with_ok_or_a_client_error(
+    served, method, path, body, content_type
+):
     _, url = served
-    answer = requests.request(method, url + path, data=body, timeout=30,
-                              headers={"Content-Type": content_type} if content_type else {})  # fmt: skip
+    answer = requests.request(
+        method,
+        url + path,
+        data=body,
+        timeout=30,
+        headers={"Content-Type": content_type} if content_type else {},
+    )
     assert answer.status_code < 500, (answer.status_code, answer.text[:300])
     assert isinstance(answer.json(), dict)
-    valid = {"signature_name": "score",
-             "inputs": {"goals": ["Go left"], "states": VALID_STATES.tolist()}}  # fmt: skip
-    assert requests.post(f"{url}/v1/models/reward:predict", json=valid, timeout=30).status_code == 200
+    valid = {
+        "signature_name": "score",
+        "inputs": {"goals": ["Go left"], "states": VALID_STATES.tolist()},
+    }
+    assert (
+        requests.post(f"{url}/v1/models/reward:predict", json=valid, timeout=30).status_code == 200
+    )

@@ -15,8 +15,12 @@ SPECS = {
 
 
 def _inputs(**overrides):
-    inputs = {"goals": ["Go left", "Go right"], "states": np.zeros((2, 240), np.float32),
-              "temperature": np.float32(1.0), **overrides}  # fmt: skip
+    inputs = {
+        "goals": ["Go left", "Go right"],
+        "states": np.zeros((2, 240), np.float32),
+        "temperature": np.float32(1.0),
+        **overrides,
+    }
     return {name: to_tensor_proto(value) for name, value in inputs.items()}
 
 
@@ -30,15 +34,27 @@ def test_valid_inputs_come_back_as_arrays():
     "overrides, message",
     [
         (dict(temperature=np.float32(np.nan)), "'temperature' contains NaN or inf$"),
-        (dict(states=np.where(np.arange(240) == 3, np.inf, 0).astype(np.float32)[None].repeat(2, 0)),
-         r"'states' contains NaN or inf \(rows \[0, 1\]\)"),
+        (
+            dict(
+                states=np.where(np.arange(240) == 3, np.inf, 0)
+                .astype(np.float32)[None]
+                .repeat(2, 0)
+            ),
+            r"'states' contains NaN or inf \(rows \[0, 1\]\)",
+        ),
         (dict(states=np.zeros((2, 240), np.float64)), "dtype float64, expected float32"),
-        (dict(goals=["Go left"] * 65, states=np.zeros((65, 240), np.float32)), "maximum batch size 64"),
+        (
+            dict(goals=["Go left"] * 65, states=np.zeros((65, 240), np.float32)),
+            "maximum batch size 64",
+        ),
         (dict(states=np.zeros((2, 2, 240), np.float32)), r"shape \[2, 2, 240\]"),
-        (dict(goals=[b"Go left", b"Go \xc3("]), r"'goals' at \[1\]: bytes that are not UTF-8 text at byte 3"),
+        (
+            dict(goals=[b"Go left", b"Go \xc3("]),
+            r"'goals' at \[1\]: bytes that are not UTF-8 text at byte 3",
+        ),
     ],
     ids=["scalar NaN", "rows with inf", "dtype", "oversized", "rank", "not UTF-8"],
-)  # fmt: skip
+)
 def test_bad_inputs_say_what_is_wrong(overrides, message):
     with pytest.raises(RequestError, match=message):
         convert_inputs(_inputs(**overrides), SPECS, 64)

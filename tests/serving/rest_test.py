@@ -30,9 +30,19 @@ def model_dir(tmp_path_factory):
 def served(request, model_dir):
     from serving.launcher import launch
 
-    process, target = launch(model_dir, "--poll_seconds", "0.3", "--max_batch_size", "64",
-                             "--max_message_mb", "1", "--rest_api_port", "0",
-                             "--rest_framework", request.param)  # fmt: skip
+    process, target = launch(
+        model_dir,
+        "--poll_seconds",
+        "0.3",
+        "--max_batch_size",
+        "64",
+        "--max_message_mb",
+        "1",
+        "--rest_api_port",
+        "0",
+        "--rest_framework",
+        request.param,
+    )
     _wait_available(process.rest_url)
     yield target, process.rest_url
     process.send_signal(signal.SIGTERM)
@@ -67,7 +77,8 @@ def test_status_and_metadata(served):
     _, url = served
     status = requests.get(f"{url}/v1/models/reward/versions/1", timeout=10).json()
     assert status["model_version_status"] == [
-        {"version": "1", "state": "AVAILABLE", "status": {"error_code": "OK", "error_message": ""}}]  # fmt: skip
+        {"version": "1", "state": "AVAILABLE", "status": {"error_code": "OK", "error_message": ""}}
+    ]
     metadata = requests.get(f"{url}/v1/models/reward/metadata", timeout=10).json()
     assert metadata["model_spec"] == {"name": "reward", "signature_name": "", "version": "1"}
     signatures = metadata["metadata"]["signature_def"]["signature_def"]
@@ -79,52 +90,122 @@ def test_row_and_columnar_predictions_equal_grpc(served):
     target, url = served
     goals = ["Grasp red cat", "Go left", "Grow any plant"]
     expected = _grpc_score(target, goals, STATES)
-    rows = requests.post(f"{url}/v1/models/reward:predict", timeout=10, json={
-        "signature_name": "score",
-        "instances": [{"goals": g, "states": s.tolist()} for g, s in zip(goals, STATES)]}).json()  # fmt: skip
+    rows = requests.post(
+        f"{url}/v1/models/reward:predict",
+        timeout=10,
+        json={
+            "signature_name": "score",
+            "instances": [{"goals": g, "states": s.tolist()} for g, s in zip(goals, STATES)],
+        },
+    ).json()
     predictions = rows["predictions"]
-    np.testing.assert_allclose([p["probability"] for p in predictions], expected["probability"], rtol=1e-6)
+    np.testing.assert_allclose(
+        [p["probability"] for p in predictions], expected["probability"], rtol=1e-6
+    )
     assert [p["reward"] for p in predictions] == expected["reward"].tolist()
-    columns = requests.post(f"{url}/v1/models/reward/labels/latest:predict", timeout=10, json={
-        "signature_name": "scan", "inputs": {"states": STATES.tolist(), "goals": goals}})  # fmt: skip
+    columns = requests.post(
+        f"{url}/v1/models/reward/labels/latest:predict",
+        timeout=10,
+        json={"signature_name": "scan", "inputs": {"states": STATES.tolist(), "goals": goals}},
+    )
     assert columns.status_code == 404  # no label "latest": TF Serving's NOT_FOUND
-    columns = requests.post(f"{url}/v1/models/reward/versions/1:predict", timeout=10, json={
-        "signature_name": "scan", "inputs": {"states": STATES.tolist(), "goals": goals}}).json()  # fmt: skip
+    columns = requests.post(
+        f"{url}/v1/models/reward/versions/1:predict",
+        timeout=10,
+        json={"signature_name": "scan", "inputs": {"states": STATES.tolist(), "goals": goals}},
+    ).json()
     scanned = np.array(columns["outputs"]["probabilities"])
     np.testing.assert_allclose(np.diag(scanned), expected["probability"], rtol=1e-6)
     b64 = [{"b64": base64.b64encode(g.encode()).decode()} for g in goals]
-    again = requests.post(f"{url}/v1/models/reward:predict", timeout=10, json={
-        "signature_name": "score", "inputs": {"goals": b64, "states": STATES.tolist()}}).json()  # fmt: skip
+    again = requests.post(
+        f"{url}/v1/models/reward:predict",
+        timeout=10,
+        json={"signature_name": "score", "inputs": {"goals": b64, "states": STATES.tolist()}},
+    ).json()
     np.testing.assert_allclose(again["outputs"]["probability"], expected["probability"], rtol=1e-6)
 
 
 ERRORS = [
     ("post", "/v1/models/policy:predict", {"instances": [1]}, 404, "unknown model 'policy'"),
     ("post", "/v1/models/reward/versions/7:predict", {"instances": [1]}, 404, "version 7"),
-    ("post", "/v1/models/reward:predict", {"signature_name": "explain", "instances": [1]}, 404, "no signature 'explain'"),
+    (
+        "post",
+        "/v1/models/reward:predict",
+        {"signature_name": "explain", "instances": [1]},
+        404,
+        "no signature 'explain'",
+    ),
     ("get", "/v1/models/reward/labels/canary", None, 404, "canary"),
     ("get", "/v2/anything", None, 404, "no such resource"),
     ("get", "/v1/models/reward:predict", None, 405, "takes POST"),
     ("post", "/v1/models/reward:predict", b"{not json", 400, "not JSON"),
     ("post", "/v1/models/reward:predict", {"instances": [], "inputs": {}}, 400, "exactly one of"),
-    ("post", "/v1/models/reward:predict", {"signature_name": "score", "inputs": {"goals": ["Go left"], "states": [["x"] * 240]}}, 400, "float32 values"),
-    ("post", "/v1/models/reward:predict", {"signature_name": "score", "inputs": {"goals": [{"b64": base64.b64encode(b"Go \xff").decode()}], "states": STATES[:1].tolist()}}, 400, "not UTF-8 text at byte 3"),
-    ("post", "/v1/models/reward:predict", {"signature_name": "score", "inputs": {"goals": ["Grasp purple cat"], "states": STATES[:1].tolist()}}, 400, "outside the vocabulary"),
-    ("post", "/v1/models/reward:predict", {"signature_name": "score", "inputs": {"goals": ["Go left"] * 65, "states": random_states(65).tolist()}}, 400, "maximum batch size 64"),
-]  # fmt: skip
+    (
+        "post",
+        "/v1/models/reward:predict",
+        {"signature_name": "score", "inputs": {"goals": ["Go left"], "states": [["x"] * 240]}},
+        400,
+        "float32 values",
+    ),
+    (
+        "post",
+        "/v1/models/reward:predict",
+        {
+            "signature_name": "score",
+            "inputs": {
+                "goals": [{"b64": base64.b64encode(b"Go \xff").decode()}],
+                "states": STATES[:1].tolist(),
+            },
+        },
+        400,
+        "not UTF-8 text at byte 3",
+    ),
+    (
+        "post",
+        "/v1/models/reward:predict",
+        {
+            "signature_name": "score",
+            "inputs": {"goals": ["Grasp purple cat"], "states": STATES[:1].tolist()},
+        },
+        400,
+        "outside the vocabulary",
+    ),
+    (
+        "post",
+        "/v1/models/reward:predict",
+        {
+            "signature_name": "score",
+            "inputs": {"goals": ["Go left"] * 65, "states": random_states(65).tolist()},
+        },
+        400,
+        "maximum batch size 64",
+    ),
+]
 
 
-@pytest.mark.parametrize("method, path, body, status, message", ERRORS,
-                         ids=[f"{e[3]}-{i}" for i, e in enumerate(ERRORS)])  # fmt: skip
-def test_errors_have_tf_serving_statuses_and_the_server_keeps_serving(served, method, path, body,
-                                                                     status, message):  # fmt: skip
+@pytest.mark.parametrize(
+    "method, path, body, status, message", ERRORS, ids=[f"{e[3]}-{i}" for i, e in enumerate(ERRORS)]
+)
+def test_errors_have_tf_serving_statuses_and_the_server_keeps_serving(
+    served, method, path, body, status, message
+):
     _, url = served
-    data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else None)
+    data = (
+        body
+        if isinstance(body, bytes)
+        else (json.dumps(body).encode() if body is not None else None)
+    )
     answer = requests.request(method, url + path, data=data, timeout=10)
     assert answer.status_code == status, answer.text
     assert message in answer.json()["error"]
-    ok = requests.post(f"{url}/v1/models/reward:predict", timeout=10, json={
-        "signature_name": "score", "inputs": {"goals": ["Go left"], "states": STATES[:1].tolist()}})  # fmt: skip
+    ok = requests.post(
+        f"{url}/v1/models/reward:predict",
+        timeout=10,
+        json={
+            "signature_name": "score",
+            "inputs": {"goals": ["Go left"], "states": STATES[:1].tolist()},
+        },
+    )
     assert ok.status_code == 200
 
 
@@ -142,10 +223,19 @@ def test_an_oversized_body_is_refused_and_the_server_keeps_serving(served, reque
 @pytest.mark.skipif(shutil.which("curl") is None, reason="no curl on this machine")
 def test_curl_works_as_in_the_readme(served):
     _, url = served
-    body = json.dumps({"signature_name": "score",
-                       "instances": [{"goals": "Go left", "states": STATES[0].tolist()}]})  # fmt: skip
-    output = subprocess.run(["curl", "-s", "-X", "POST", f"{url}/v1/models/reward:predict",
-                             "-d", body], capture_output=True, text=True, timeout=30, check=True)  # fmt: skip
+    body = json.dumps(
+        {
+            "signature_name": "score",
+            "instances": [{"goals": "Go left", "states": STATES[0].tolist()}],
+        }
+    )
+    output = subprocess.run(
+        ["curl", "-s", "-X", "POST", f"{url}/v1/models/reward:predict", "-d", body],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
     prediction = json.loads(output.stdout)["predictions"][0]
     assert set(prediction) == {"probability", "reward", "module_probabilities"}
 
@@ -161,12 +251,26 @@ def test_the_rest_client_and_cli_score_like_grpc(served, tmp_path):
     expected = _grpc_score(target, goals, STATES)
     with RestRewardClient(url, version=1) as client:
         assert client.status() == {1: "AVAILABLE"}
-        np.testing.assert_allclose(client.score(goals, STATES)["probability"],
-                                   expected["probability"], rtol=1e-6)  # fmt: skip
+        np.testing.assert_allclose(
+            client.score(goals, STATES)["probability"], expected["probability"], rtol=1e-6
+        )
         assert client.scan(STATES, goals)["probabilities"].shape == (3, 3)
         assert client.metadata()["architecture"] == "ma"
         with pytest.raises(RestError, match="HTTP 400: .*outside the vocabulary"):
             client.score(["Grasp purple cat"], STATES[:1])
     np.save(tmp_path / "s.npy", STATES[0])
-    assert main(["score", "--goal", "Go left", "--state-file", str(tmp_path / "s.npy"),
-                 "--rest", url, "--json"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "score",
+                "--goal",
+                "Go left",
+                "--state-file",
+                str(tmp_path / "s.npy"),
+                "--rest",
+                url,
+                "--json",
+            ]
+        )
+        == 0
+    )

@@ -100,20 +100,56 @@ def predict(server, signature="score", name="reward", version=None, **inputs):
 
 STATES = random_states(2)
 BAD_REQUESTS = {
-    "wrong dtype": (dict(goals=["Go left", "Go right"], states=STATES.astype(np.float64)), "dtype float64, expected float32"),
-    "wrong rank": (dict(goals=["Go left", "Go right"], states=STATES[None]), "has shape [1, 2, 240]"),
+    "wrong dtype": (
+        dict(goals=["Go left", "Go right"], states=STATES.astype(np.float64)),
+        "dtype float64, expected float32",
+    ),
+    "wrong rank": (
+        dict(goals=["Go left", "Go right"], states=STATES[None]),
+        "has shape [1, 2, 240]",
+    ),
     "missing input": (dict(goals=["Go left"]), "missing ['states']"),
-    "extra input": (dict(goals=["Go left", "Go right"], states=STATES, actions=STATES), "unexpected ['actions']"),
+    "extra input": (
+        dict(goals=["Go left", "Go right"], states=STATES, actions=STATES),
+        "unexpected ['actions']",
+    ),
     "batch sizes disagree": (dict(goals=["Go left"], states=STATES), "same batch size"),
-    "NaN state": (dict(goals=["Go left", "Go right"], states=np.where(np.arange(240) == 5, np.nan, STATES).astype(np.float32)), "NaN or inf"),
-    "inf state": (dict(goals=["Go left", "Go right"], states=np.where(np.arange(240) == 5, np.inf, STATES).astype(np.float32)), "NaN or inf"),
-    "state width": (dict(goals=["Go left", "Go right"], states=STATES[:, :200]), "2 (3 + 39 N) values per row"),
+    "NaN state": (
+        dict(
+            goals=["Go left", "Go right"],
+            states=np.where(np.arange(240) == 5, np.nan, STATES).astype(np.float32),
+        ),
+        "NaN or inf",
+    ),
+    "inf state": (
+        dict(
+            goals=["Go left", "Go right"],
+            states=np.where(np.arange(240) == 5, np.inf, STATES).astype(np.float32),
+        ),
+        "NaN or inf",
+    ),
+    "state width": (
+        dict(goals=["Go left", "Go right"], states=STATES[:, :200]),
+        "2 (3 + 39 N) values per row",
+    ),
     "empty goal": (dict(goals=["", "Go left"], states=STATES), "at least one word"),
-    "unknown word": (dict(goals=["Grasp purple cat", "Go left"], states=STATES), "outside the vocabulary"),
-    "goal too long": (dict(goals=["Grasp any red cat any red", "Go left"], states=STATES), "longer than"),
-    "oversized batch": (dict(goals=["Go left"] * 65, states=random_states(65)), "maximum batch size 64"),
-    "not UTF-8": (dict(goals=[b"Go left", b"Grasp \xff\xfered cat"], states=STATES), "input 'goals' at [1]: bytes that are not UTF-8 text at byte 6"),
-}  # fmt: skip
+    "unknown word": (
+        dict(goals=["Grasp purple cat", "Go left"], states=STATES),
+        "outside the vocabulary",
+    ),
+    "goal too long": (
+        dict(goals=["Grasp any red cat any red", "Go left"], states=STATES),
+        "longer than",
+    ),
+    "oversized batch": (
+        dict(goals=["Go left"] * 65, states=random_states(65)),
+        "maximum batch size 64",
+    ),
+    "not UTF-8": (
+        dict(goals=[b"Go left", b"Grasp \xff\xfered cat"], states=STATES),
+        "input 'goals' at [1]: bytes that are not UTF-8 text at byte 6",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", sorted(BAD_REQUESTS))
@@ -300,13 +336,41 @@ def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
 def test_cli_score_reads_a_state_saved_by_play(server, tmp_path):
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     state_file = tmp_path / "s.npy"
-    played = subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "play", "--goal", "Go left",
-                             "--save-state", str(state_file)], capture_output=True, env=environment, timeout=120)  # fmt: skip
+    played = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "imagine_tf.cli.main",
+            "play",
+            "--goal",
+            "Go left",
+            "--save-state",
+            str(state_file),
+        ],
+        capture_output=True,
+        env=environment,
+        timeout=120,
+    )
     assert played.returncode == 0, played.stderr.decode()[-1000:]
     assert np.load(state_file).shape == (1, 240)
-    scored = subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "score", "--goal", "Go left",
-                             "--state-file", str(state_file), "--server", server, "--json"],
-                            capture_output=True, env=environment, timeout=120)  # fmt: skip
+    scored = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "imagine_tf.cli.main",
+            "score",
+            "--goal",
+            "Go left",
+            "--state-file",
+            str(state_file),
+            "--server",
+            server,
+            "--json",
+        ],
+        capture_output=True,
+        env=environment,
+        timeout=120,
+    )
     assert scored.returncode == 0, scored.stderr.decode()[-1000:]
     (row,) = __import__("json").loads(scored.stdout)
     assert (
@@ -314,9 +378,23 @@ def test_cli_score_reads_a_state_saved_by_play(server, tmp_path):
         and 0 <= row["probability"] <= 1
         and len(row["module_probabilities"]) == 3
     )
-    refused = subprocess.run([sys.executable, "-m", "imagine_tf.cli.main", "score", "--goal", "Go purple",
-                              "--state-file", str(state_file), "--server", server],
-                             capture_output=True, env=environment, timeout=120)  # fmt: skip
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "imagine_tf.cli.main",
+            "score",
+            "--goal",
+            "Go purple",
+            "--state-file",
+            str(state_file),
+            "--server",
+            server,
+        ],
+        capture_output=True,
+        env=environment,
+        timeout=120,
+    )
     assert (
         refused.returncode == 2
         and b"INVALID_ARGUMENT" in refused.stderr

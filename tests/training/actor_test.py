@@ -59,8 +59,12 @@ def test_batches_and_snapshots_survive_the_flat_arrays_of_the_replay_server():
     again = EpisodeBatch.from_arrays(batch.to_arrays())
     for field in dataclasses.fields(EpisodeBatch):
         np.testing.assert_array_equal(getattr(again, field.name), getattr(batch, field.name))
-    goals = GoalView(["Go left", "Grasp red cat", "Grow red door"], np.ones((3, 100), np.float32),
-                     np.array([False, False, True]), imagining=True)  # fmt: skip
+    goals = GoalView(
+        ["Go left", "Grasp red cat", "Grow red door"],
+        np.ones((3, 100), np.float32),
+        np.array([False, False, True]),
+        imagining=True,
+    )
     snapshot = PolicySnapshot(actor.actor_network.get_weights(), goals, 5, 2)
     back = PolicySnapshot.from_arrays(snapshot.to_arrays())
     assert back.goals.sentences == goals.sentences and (back.train_step, back.epoch) == (5, 2)

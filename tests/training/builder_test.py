@@ -11,12 +11,25 @@ pytestmark = pytest.mark.usefixtures("clear_gin")
 
 
 def test_the_agent_and_the_reward_learner_take_every_knob():
-    config = TrainConfig(architecture="fc", actor_learning_rate=2e-3, critic_learning_rate=3e-3,
-                         gamma=0.9, polyak=0.8, target_update_period=7, action_l2=0.5,
-                         noise_stddev=0.1, random_action_probability=0.2, clip_targets=False,
-                         hidden_units=16, reward_batch_size=64, reward_learning_rate=5e-4,
-                         reward_positive_ratio=0.3, reward_batches_per_epoch=3,
-                         reward_max_epochs=4, reward_patience=2)  # fmt: skip
+    config = TrainConfig(
+        architecture="fc",
+        actor_learning_rate=2e-3,
+        critic_learning_rate=3e-3,
+        gamma=0.9,
+        polyak=0.8,
+        target_update_period=7,
+        action_l2=0.5,
+        noise_stddev=0.1,
+        random_action_probability=0.2,
+        clip_targets=False,
+        hidden_units=16,
+        reward_batch_size=64,
+        reward_learning_rate=5e-4,
+        reward_positive_ratio=0.3,
+        reward_batches_per_epoch=3,
+        reward_max_epochs=4,
+        reward_patience=2,
+    )
     builder = RunBuilder(config)
     agent = builder.make_agent()
     assert agent._gamma == pytest.approx(0.9)

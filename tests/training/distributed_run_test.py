@@ -48,7 +48,9 @@ def wait_until(condition, timeout: float, what: str, process=None) -> None:
             return
         if process is not None and process.poll() is not None:
             out = process.stdout.read().decode() if process.stdout else ""
-            pytest.fail(f"the process ended (code {process.returncode}) before {what}: {out[-3000:]}")
+            pytest.fail(
+                f"the process ended (code {process.returncode}) before {what}: {out[-3000:]}"
+            )
         time.sleep(0.2)
     pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
@@ -88,10 +90,15 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> str:
 
 def test_two_actor_processes_train_and_an_actor_killed_mid_run_is_restarted(tmp_path):
     root = tmp_path / "run"
-    learner = start("train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2,
-                    "--num-epochs", 4)  # fmt: skip
-    wait_until(lambda: len(children(learner.pid)) == 2 and epochs_done(root), 180,
-               "two actors and a first epoch", learner)  # fmt: skip
+    learner = start(
+        "train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2, "--num-epochs", 4
+    )
+    wait_until(
+        lambda: len(children(learner.pid)) == 2 and epochs_done(root),
+        180,
+        "two actors and a first epoch",
+        learner,
+    )
     victim = sorted(children(learner.pid))[0]
     os.kill(victim, signal.SIGKILL)
     out = finish(learner, 240)
@@ -104,15 +111,19 @@ def test_two_actor_processes_train_and_an_actor_killed_mid_run_is_restarted(tmp_
     assert last["actors"] in (1, 2)  # actor ids 0 and 1 (a restarted actor keeps its id)
     assert last["policy_lag_updates"] >= 0
     assert sorted(p.name for p in (root / "logs").iterdir()) == [
-        "actor_0.log", "actor_1.log", "replay_server.log"]  # fmt: skip
+        "actor_0.log",
+        "actor_1.log",
+        "replay_server.log",
+    ]
     assert not [pid for pid in (victim, *children(learner.pid)) if alive(pid)]
     assert (root / "logs" / "replay_server.log").exists()
 
 
 def test_a_learner_killed_with_sigkill_resumes_from_its_checkpoint_replay_intact(tmp_path):
     root = tmp_path / "run"
-    learner = start("train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2,
-                    "--num-epochs", 6)  # fmt: skip
+    learner = start(
+        "train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2, "--num-epochs", 6
+    )
     wait_until(lambda: len(epochs_done(root)) >= 2, 180, "two epochs", learner)
     actors = children(learner.pid) + children(learner.pid, "replay-server")
     assert len(actors) == 3
@@ -137,8 +148,9 @@ def test_a_learner_killed_with_sigkill_resumes_from_its_checkpoint_replay_intact
 
 def test_sigterm_stops_the_learner_and_its_processes_cleanly(tmp_path):
     root = tmp_path / "run"
-    learner = start("train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2,
-                    "--num-epochs", 50)  # fmt: skip
+    learner = start(
+        "train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2, "--num-epochs", 50
+    )
     wait_until(lambda: epochs_done(root), 180, "a first epoch", learner)
     helpers = children(learner.pid) + children(learner.pid, "replay-server")
     learner.send_signal(signal.SIGTERM)
@@ -153,8 +165,19 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
     address = f"127.0.0.1:{port}"
     server = start("replay-server", "--root-dir", root, "--port", port)
     wait_until(lambda: (root / "replay_server.json").exists(), 60, "the server", server)
-    learner = start("learner", "--root-dir", root, "--replay-server", address,
-                    "--gin-file", SMOKE, "--num-epochs", 100, "--retry-seconds", 3)  # fmt: skip
+    learner = start(
+        "learner",
+        "--root-dir",
+        root,
+        "--replay-server",
+        address,
+        "--gin-file",
+        SMOKE,
+        "--num-epochs",
+        100,
+        "--retry-seconds",
+        3,
+    )
     actor = start("actor", "--replay-server", address, "--actor-id", 3, "--retry-seconds", 3)
     wait_until(lambda: epochs_done(root), 180, "a first epoch", learner)
     server.send_signal(signal.SIGKILL)
@@ -167,21 +190,48 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
 
 
 def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_path):
-    bad = subprocess.run(cli("actor", "--replay-server", "localhost"), env=ENVIRONMENT,
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    bad = subprocess.run(
+        cli("actor", "--replay-server", "localhost"),
+        env=ENVIRONMENT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "expected HOST:PORT" in bad.stderr
     nobody = f"127.0.0.1:{free_port()}"
-    unreachable = subprocess.run(cli("actor", "--replay-server", nobody, "--retry-seconds", 2),
-                                 env=ENVIRONMENT, capture_output=True, text=True, timeout=90)  # fmt: skip
-    assert unreachable.returncode == 1 and f"no replay server answered at {nobody}" in unreachable.stderr
+    unreachable = subprocess.run(
+        cli("actor", "--replay-server", nobody, "--retry-seconds", 2),
+        env=ENVIRONMENT,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert (
+        unreachable.returncode == 1
+        and f"no replay server answered at {nobody}" in unreachable.stderr
+    )
     assert "Traceback" not in unreachable.stderr
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        busy = subprocess.run(cli("train", "--gin-file", SMOKE, "--root-dir", tmp_path / "r",
-                                  "--actors", 1, "--port", port),
-                              env=ENVIRONMENT, capture_output=True, text=True, timeout=120)  # fmt: skip
+        busy = subprocess.run(
+            cli(
+                "train",
+                "--gin-file",
+                SMOKE,
+                "--root-dir",
+                tmp_path / "r",
+                "--actors",
+                1,
+                "--port",
+                port,
+            ),
+            env=ENVIRONMENT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert busy.returncode == 2 and f"port {port} is already in use" in busy.stderr
     assert "Traceback" not in busy.stderr
     from imagine_tf.distributed.replay_server import ReplayServer
@@ -192,8 +242,17 @@ def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_
         with VariableContainer(f"127.0.0.1:{server.port}") as container:
             container.push_run_config(TrainConfig(batch_size=64).to_json())
         foreign = subprocess.run(
-            cli("actor", "--replay-server", f"127.0.0.1:{server.port}", "--gin-binding",
-                "TrainConfig.batch_size = 32"),
-            env=ENVIRONMENT, capture_output=True, text=True, timeout=120)  # fmt: skip
+            cli(
+                "actor",
+                "--replay-server",
+                f"127.0.0.1:{server.port}",
+                "--gin-binding",
+                "TrainConfig.batch_size = 32",
+            ),
+            env=ENVIRONMENT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert foreign.returncode == 2, foreign.stderr[-2000:]
     assert "batch_size: learner 64, actor 32" in foreign.stderr

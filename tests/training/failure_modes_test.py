@@ -19,11 +19,15 @@ def episodes(under_hand, grip, steps=3):
     batch = len(under_hand)
     core = PlaygroundCore(PlaygroundConfig(num_objects=3), batch_size=batch, seed=0)
     colours = np.zeros((batch, 3), dtype=np.int64)
-    core.set_layout(SceneLayout(
-        object_type=np.array([[ontology.TYPE_INDEX[t] for t in types]] * batch),
-        colour=colours, rgb=ontology.sample_rgb(colours, np.random.default_rng(0)),
-        size=np.full((batch, 3), 0.2, dtype=np.float32),
-        position=np.array(positions, dtype=np.float32)))  # fmt: skip
+    core.set_layout(
+        SceneLayout(
+            object_type=np.array([[ontology.TYPE_INDEX[t] for t in types]] * batch),
+            colour=colours,
+            rgb=ontology.sample_rgb(colours, np.random.default_rng(0)),
+            size=np.full((batch, 3), 0.2, dtype=np.float32),
+            position=np.array(positions, dtype=np.float32),
+        )
+    )
     action = np.zeros((batch, 3), dtype=np.float32)
     action[:, 2] = grip
     states = [core.observation()] + [core.step(action) for _ in range(steps)]
@@ -34,8 +38,13 @@ def test_each_episode_is_classed_by_what_the_hand_held():
     states = episodes(["water", "cat", "door", "door", "water"], grip=[1, 1, 1, -1, 1])
     achieved = np.array([False, False, False, False, True])
     classes = [GROW_OUTCOMES[i] for i in grow_outcomes(states, achieved)]
-    assert classes == ["held a supply", "held a living thing", "held furniture", "held nothing",
-                       "achieved"]  # fmt: skip
+    assert classes == [
+        "held a supply",
+        "held a living thing",
+        "held furniture",
+        "held nothing",
+        "achieved",
+    ]
     shares = grow_outcome_shares(states, achieved)
     assert shares["episodes"] == 5 and shares["held furniture"] == pytest.approx(0.2)
     assert sum(shares[name] for name in GROW_OUTCOMES) == pytest.approx(1.0)

@@ -15,9 +15,16 @@ from imagine_tf.training.config import TrainConfig
 from imagine_tf.training.episode_batch import EpisodeBatch, GoalView
 from imagine_tf.training.learner import Learner
 
-CONFIG = TrainConfig(architecture="fc", reward_architecture="fc", reward="oracle",
-                     episodes_per_cycle=4, replay_capacity=100, memory_capacity=100,
-                     imagination="cgh", imagination_start=0)  # fmt: skip
+CONFIG = TrainConfig(
+    architecture="fc",
+    reward_architecture="fc",
+    reward="oracle",
+    episodes_per_cycle=4,
+    replay_capacity=100,
+    memory_capacity=100,
+    imagination="cgh",
+    imagination_start=0,
+)
 
 
 def _batch(builder, goals, seed=0):
@@ -25,11 +32,14 @@ def _batch(builder, goals, seed=0):
     episode = play(goals, policy="scripted", seed=seed)
     observed = builder.state_dim // 2
     states = np.swapaxes(episode.states, 0, 1)  # [B, T + 1, D]
-    return EpisodeBatch(observations=states[..., :observed].astype(np.float32),
-                        actions=np.zeros((len(goals), states.shape[1] - 1, 3), np.float32),
-                        goal_ids=np.full(len(goals), -1), goal_embeddings=np.zeros((len(goals), 100), np.float32),
-                        descriptions=builder.partner.describe_matrix(states[:, -1]),
-                        final_states=states[:, -1].astype(np.float32))  # fmt: skip
+    return EpisodeBatch(
+        observations=states[..., :observed].astype(np.float32),
+        actions=np.zeros((len(goals), states.shape[1] - 1, 3), np.float32),
+        goal_ids=np.full(len(goals), -1),
+        goal_embeddings=np.zeros((len(goals), 100), np.float32),
+        descriptions=builder.partner.describe_matrix(states[:, -1]),
+        final_states=states[:, -1].astype(np.float32),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +60,18 @@ def test_goals_first_discovered_in_a_batch_are_no_negatives_for_its_other_episod
 
 
 def test_discoveries_make_imagined_goals_that_are_never_reward_labels(learner):
-    learner.observe(_batch(learner.builder, ["Grasp red cat", "Grasp blue dog", "Grow green cat",
-                                            "Go left"]))  # fmt: skip
+    learner.observe(
+        _batch(learner.builder, ["Grasp red cat", "Grasp blue dog", "Grow green cat", "Go left"])
+    )
     imagined = learner.goals.imagined_ids
     assert imagined.size and learner.imagination.imagined
     assert {learner.goals.sentences[i] for i in imagined} == set(learner.imagination.imagined)
     assert not learner.memory.positives[:, imagined].any()
     assert not learner.memory.negatives[:, imagined].any()
-    np.testing.assert_array_equal(learner.imagined_mask.numpy()[: len(learner.goals)],
-                                  learner.goals.imagined[: len(learner.goals)])  # fmt: skip
+    np.testing.assert_array_equal(
+        learner.imagined_mask.numpy()[: len(learner.goals)],
+        learner.goals.imagined[: len(learner.goals)],
+    )
 
 
 def test_imagined_goals_the_reward_says_are_reached_join_the_replay_lists(learner):
@@ -85,7 +98,11 @@ def test_half_the_relabelling_candidates_are_imagined(learner):
     available = int(imagined.numpy().sum())
     n = min(50, len(learner.goals))
     from_imagined = min(n // 2, available)
-    assert len(candidates) == len(set(candidates)) == min(n, from_imagined + (len(learner.goals) - available))
+    assert (
+        len(candidates)
+        == len(set(candidates))
+        == min(n, from_imagined + (len(learner.goals) - available))
+    )
     assert learner.goals.imagined[candidates[:from_imagined]].all()
     assert not learner.goals.imagined[candidates[from_imagined:]].any()
     off = learner.relabeler.sample_candidates(count, 50, imagined, False).numpy()
@@ -122,6 +139,7 @@ def test_a_checkpoint_restores_the_imagined_set_and_the_heuristic(learner, tmp_p
     assert restored.imagination.imagined == learner.imagination.imagined
     assert restored.imagination.heuristic.invent() == learner.imagination.heuristic.invent()
     count = len(learner.goals)
-    np.testing.assert_allclose(restored.embedding_table[:count], learner.embedding_table[:count],
-                               atol=1e-6)  # recomputed from the restored encoder  # fmt: skip
+    np.testing.assert_allclose(
+        restored.embedding_table[:count], learner.embedding_table[:count], atol=1e-6
+    )  # recomputed from the restored encoder
     assert restored.rng.random() == learner.rng.random()

@@ -19,8 +19,9 @@ def add(replay, count, start):
     observations = np.broadcast_to(numbers[:, None, None], (count, LENGTH + 1, DIM))
     actions = np.broadcast_to(numbers[:, None, None], (count, LENGTH, 3))
     achieved = (np.arange(count)[:, None] + np.arange(GOALS)[None]) % 3 == 0
-    replay.add(observations, actions, numbers.astype(np.int64), np.stack([numbers, -numbers], 1),
-               achieved)  # fmt: skip
+    replay.add(
+        observations, actions, numbers.astype(np.int64), np.stack([numbers, -numbers], 1), achieved
+    )
 
 
 def restored_copy(checkpoint, replay):

@@ -48,11 +48,14 @@ def test_member_seeds_make_disjoint_ensembles():
 
 def test_the_ensemble_scores_the_mean_probability_of_its_members(data, members, tmp_path):
     command = 'imagine-tf reward study --gin-binding "RewardStudyConfig.ensemble_size = 2"'
-    metrics = evaluate_ensemble(data, [members / "ma_s0", members / "ma_s1"], tmp_path, seed=0,
-                                command=command)  # fmt: skip
+    metrics = evaluate_ensemble(
+        data, [members / "ma_s0", members / "ma_s1"], tmp_path, seed=0, command=command
+    )
     tokens = Vocabulary.from_goals(list(data.goals)).encode(list(data.goals))
-    scores = [score_matrix(load_reward_network(members / f"ma_s{s}")[0], data.test_states, tokens)
-              for s in (0, 1)]  # fmt: skip
+    scores = [
+        score_matrix(load_reward_network(members / f"ma_s{s}")[0], data.test_states, tokens)
+        for s in (0, 1)
+    ]
     assert not np.array_equal(scores[0] > 0.5, scores[1] > 0.5)  # the members disagree somewhere
     expected = f1_per_goal((scores[0] + scores[1]) / 2 > 0.5, data.test_labels)
     saved = json.loads((tmp_path / "metrics.json").read_text())
@@ -60,8 +63,10 @@ def test_the_ensemble_scores_the_mean_probability_of_its_members(data, members, 
     np.testing.assert_allclose(got, expected, atol=1e-6)
     assert list(saved["f1_per_goal"]) == list(data.goals)
     assert saved["config"]["ensemble_size"] == 2 and [m["seed"] for m in saved["members"]] == [0, 1]
-    member_seconds = [json.loads((members / f"ma_s{s}" / "metrics.json").read_text())["training_seconds"]
-                      for s in (0, 1)]  # fmt: skip
+    member_seconds = [
+        json.loads((members / f"ma_s{s}" / "metrics.json").read_text())["training_seconds"]
+        for s in (0, 1)
+    ]
     assert metrics["training_seconds"] == pytest.approx(sum(member_seconds))
     assert (tmp_path / "command.txt").read_text().startswith("imagine-tf reward study")
 
@@ -70,8 +75,9 @@ def test_an_unfinished_or_different_member_is_refused_by_name(data, members, tmp
     with pytest.raises(FileNotFoundError, match="ma_s7 is not a finished reward run"):
         evaluate_ensemble(data, [members / "ma_s0", members / "ma_s7"], tmp_path / "a", seed=0)
     other = tmp_path / "wide"
-    SupervisedTrainer(data, TrainingConfig("ma", **{**TINY, "hidden_units": 8, "max_epochs": 1}),
-                      other).train(progress=False)  # fmt: skip
+    SupervisedTrainer(
+        data, TrainingConfig("ma", **{**TINY, "hidden_units": 8, "max_epochs": 1}), other
+    ).train(progress=False)
     with pytest.raises(ValueError, match="hidden_units"):
         evaluate_ensemble(data, [members / "ma_s0", other], tmp_path / "b", seed=0)
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()  # nothing written

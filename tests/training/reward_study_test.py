@@ -10,11 +10,20 @@ from imagine_tf.training.reward_study import collect_study, format_study
 
 def write_run(directory, architecture, seed, test_f1, **config):
     directory.mkdir(parents=True)
-    summary = {"one_object": {"train": {"f1": 0.9, "goals": 191, "goals_without_positives": 0},
-                              "test": {"f1": test_f1, "goals": 64, "goals_without_positives": 0}}}  # fmt: skip
-    metrics = {"config": {"architecture": architecture, "seed": seed, **config},
-               "epochs": 100, "training_seconds": 100.0 + 2 * seed, "best_validation_f1": 0.8,
-               "test_states": 10, "summary": summary}  # fmt: skip
+    summary = {
+        "one_object": {
+            "train": {"f1": 0.9, "goals": 191, "goals_without_positives": 0},
+            "test": {"f1": test_f1, "goals": 64, "goals_without_positives": 0},
+        }
+    }
+    metrics = {
+        "config": {"architecture": architecture, "seed": seed, **config},
+        "epochs": 100,
+        "training_seconds": 100.0 + 2 * seed,
+        "best_validation_f1": 0.8,
+        "test_states": 10,
+        "summary": summary,
+    }
     (directory / "metrics.json").write_text(json.dumps(metrics))
     (directory / "command.txt").write_text(f"imagine-tf reward study --seeds {seed}\n")
 
@@ -23,8 +32,14 @@ def test_runs_are_grouped_by_architecture_and_gate_variant(tmp_path):
     write_run(tmp_path / "a" / "ma_pairs_s0", "ma_pairs", 0, 0.4)  # written before the options
     write_run(tmp_path / "a" / "ma_pairs_s1", "ma_pairs", 1, 0.6, pair_gate="per_slot")
     for seed, f1 in ((0, 0.7), (1, 0.5)):
-        write_run(tmp_path / "b" / f"ma_pairs_s{seed}", "ma_pairs", seed, f1,
-                  pair_gate="shared", normalize_goal=True)  # fmt: skip
+        write_run(
+            tmp_path / "b" / f"ma_pairs_s{seed}",
+            "ma_pairs",
+            seed,
+            f1,
+            pair_gate="shared",
+            normalize_goal=True,
+        )
     write_run(tmp_path / "c" / "ma_s0", "ma", 0, 0.3, normalize_goal=True)
     report = collect_study(tmp_path)
     table = report["mean_std"]
@@ -54,8 +69,10 @@ def test_an_earlier_report_keeps_the_runs_whose_directories_are_gone(tmp_path):
     write_run(tmp_path / "new" / "ma_pairs_s0", "ma_pairs", 0, 0.5, pair_relations=True)
     merged = merge_reports(collect_study(tmp_path / "new"), earlier)
     assert [(r["run"], r["one_object_test"]) for r in merged["runs"]] == [
-        ("ma_pairs_s0", 0.5), ("ma_s0", 0.2), ("ma_s1", 0.6)
-    ]  # fmt: skip
+        ("ma_pairs_s0", 0.5),
+        ("ma_s0", 0.2),
+        ("ma_s1", 0.6),
+    ]
     assert merged["mean_std"]["ma"]["one_object_test"]["mean"] == pytest.approx(0.4)
     assert merged["mean_std"]["ma_pairs+rel"]["seeds"] == 1
     with pytest.raises(ValueError, match="reward report --out"):

@@ -13,8 +13,16 @@ from imagine_tf.training.run_lock import RunDirectoryBusy, RunLock
 from imagine_tf.training.config import TrainConfig
 from imagine_tf.training.train_eval import train
 
-TINY = TrainConfig(reward="oracle", episodes_per_cycle=4, cycles_per_epoch=2, updates_per_cycle=2,
-                   batch_size=16, num_candidates=5, replay_capacity=100, memory_capacity=100)  # fmt: skip
+TINY = TrainConfig(
+    reward="oracle",
+    episodes_per_cycle=4,
+    cycles_per_epoch=2,
+    updates_per_cycle=2,
+    batch_size=16,
+    num_candidates=5,
+    replay_capacity=100,
+    memory_capacity=100,
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +54,10 @@ def test_the_fork_resumes_the_source_checkpoint_with_the_changed_setting(source,
     from imagine_tf.training.agent_report import run_rows
 
     assert run_rows(tmp_path / "fork")[-1]["forked_from"] == {
-        "source": str(source.resolve()), "epoch": 2, "changed": record["changed"]}  # fmt: skip
+        "source": str(source.resolve()),
+        "epoch": 2,
+        "changed": record["changed"],
+    }
 
 
 def test_a_setting_added_after_the_source_started_is_recorded_against_its_default(source, tmp_path):

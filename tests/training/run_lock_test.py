@@ -20,11 +20,15 @@ def test_a_second_writer_is_refused_with_the_holders_pid_and_the_lock_is_release
 
 def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from imagine_tf.training.run_lock import RunLock\n"
-         f"with RunLock({str(tmp_path)!r}):\n    print('locked', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from imagine_tf.training.run_lock import RunLock\n"
+            f"with RunLock({str(tmp_path)!r}):\n    print('locked', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(RunDirectoryBusy, match=f"pid {holder.pid}"):

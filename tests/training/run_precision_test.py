@@ -12,8 +12,15 @@ from imagine_tf.training.run_precision import recorded_compute_dtype, resolve_ru
 
 AVX512_BF16_CPU = "flags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni\n"
 AVX2_CPU = "flags\t\t: fpu sse2 avx2 fma\n"
-TINY = dict(episodes_per_cycle=2, cycles_per_epoch=2, updates_per_cycle=1, batch_size=8,
-            num_candidates=5, replay_capacity=50, memory_capacity=50)  # fmt: skip
+TINY = dict(
+    episodes_per_cycle=2,
+    cycles_per_epoch=2,
+    updates_per_cycle=1,
+    batch_size=8,
+    num_candidates=5,
+    replay_capacity=50,
+    memory_capacity=50,
+)
 
 
 pytestmark = pytest.mark.usefixtures("clear_gin")  # tests/conftest.py
@@ -58,8 +65,9 @@ def test_a_run_started_with_auto_records_the_resolved_dtype(tmp_path, monkeypatc
 
     native(monkeypatch, True)
     bindings = [f"TrainConfig.{key} = {value}" for key, value in TINY.items()]
-    gin.parse_config([*bindings, "TrainConfig.reward = 'oracle'",
-                      "TrainConfig.compute_dtype = 'auto'"])  # fmt: skip
+    gin.parse_config(
+        [*bindings, "TrainConfig.reward = 'oracle'", "TrainConfig.compute_dtype = 'auto'"]
+    )
     train_eval(str(tmp_path), num_epochs=1, progress=False, demo_goals=("Go left",))
     assert json.loads((tmp_path / "config.json").read_text())["compute_dtype"] == "bfloat16"
     for name in ("config.gin", "operative_config.gin"):
@@ -68,8 +76,9 @@ def test_a_run_started_with_auto_records_the_resolved_dtype(tmp_path, monkeypatc
     # Resumed with "auto" on a machine without native bfloat16: the run keeps bfloat16.
     gin.clear_config()
     native(monkeypatch, False)
-    resumed = resolve_run_precision(TrainConfig(compute_dtype="auto", reward="oracle", **TINY),
-                                    tmp_path)  # fmt: skip
+    resumed = resolve_run_precision(
+        TrainConfig(compute_dtype="auto", reward="oracle", **TINY), tmp_path
+    )
     assert resumed.compute_dtype == "bfloat16"
     check_run_config(tmp_path, resumed)  # no mismatch
     gin.parse_config((tmp_path / "config.gin").read_text())  # a resume with no gin flags

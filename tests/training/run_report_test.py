@@ -9,9 +9,13 @@ from imagine_tf.training.run_report import plot_learning_curve, plot_runs
 def records(epochs, with_grow_outcomes):
     logs = []
     for epoch in epochs:
-        record = {"episodes": 600 * epoch, "eval_train_success": 0.1 * epoch,
-                  "eval_test_success": 0.05 * epoch, "discovered_goals": 10 * epoch,
-                  "reward_held_out_f1": 0.9}  # fmt: skip
+        record = {
+            "episodes": 600 * epoch,
+            "eval_train_success": 0.1 * epoch,
+            "eval_test_success": 0.05 * epoch,
+            "discovered_goals": 10 * epoch,
+            "reward_held_out_f1": 0.9,
+        }
         if with_grow_outcomes:
             record.update({key: 0.2 for key in GROW_LOG_KEYS.values()})
         logs.append(record)

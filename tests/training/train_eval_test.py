@@ -14,8 +14,17 @@ from imagine_tf.training.failure_modes import GROW_LOG_KEYS
 from imagine_tf.training.config import TrainConfig
 from imagine_tf.training.train_eval import make_learner, train
 
-TINY = dict(episodes_per_cycle=4, cycles_per_epoch=3, updates_per_cycle=2, batch_size=16, num_candidates=5,
-            reward_batches_per_epoch=3, reward_max_epochs=2, replay_capacity=100, memory_capacity=100)  # fmt: skip
+TINY = dict(
+    episodes_per_cycle=4,
+    cycles_per_epoch=3,
+    updates_per_cycle=2,
+    batch_size=16,
+    num_candidates=5,
+    reward_batches_per_epoch=3,
+    reward_max_epochs=2,
+    replay_capacity=100,
+    memory_capacity=100,
+)
 
 
 @pytest.mark.parametrize("reward", ["oracle", "learned"])
@@ -62,7 +71,10 @@ def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_pat
     assert trainer.reward_network.normalize_goal
     loaded, _ = load_reward_network(tmp_path)
     assert loaded.normalize_goal
-    inputs = {"state": trainer.memory.states[:8], "goal": trainer.builder.goal_tokens(trainer.goals.sentences)[:1].repeat(8, 0)}
+    inputs = {
+        "state": trainer.memory.states[:8],
+        "goal": trainer.builder.goal_tokens(trainer.goals.sentences)[:1].repeat(8, 0),
+    }
     np.testing.assert_allclose(loaded(inputs), trainer.reward_network(inputs), atol=1e-6)
 
 
@@ -75,8 +87,10 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     empty = RunBuilder(config).make_replay()
     # A first save killed before its main checkpoint left an episode file: it must not count.
     (tmp_path / "replay").mkdir(parents=True)
-    np.savez(tmp_path / "replay" / "episodes_000000000000.npz",
-             **{name: np.full_like(getattr(empty, name)[:12], 999) for name in EPISODE_FIELDS})  # fmt: skip
+    np.savez(
+        tmp_path / "replay" / "episodes_000000000000.npz",
+        **{name: np.full_like(getattr(empty, name)[:12], 999) for name in EPISODE_FIELDS},
+    )
     trainer, _ = train(config, tmp_path, 1, progress=False)
     resumed, _ = make_learner(config, tmp_path)
     assert resumed.replay.episodes_added == 12
@@ -96,8 +110,13 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     from imagine_tf.training.agent_report import EXPERIMENT_FIELDS
 
     same = {name: before[name] for name in EXPERIMENT_FIELDS}  # this run's experiment
-    in_training = {"run": tmp_path.name, **same, "marker": -3, "evaluated_at_epoch": 0,
-                   "repetitions": "1 (in-training evaluation)"}  # fmt: skip
+    in_training = {
+        "run": tmp_path.name,
+        **same,
+        "marker": -3,
+        "evaluated_at_epoch": 0,
+        "repetitions": "1 (in-training evaluation)",
+    }
     record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", {"runs": [in_training]})
     assert [(r["run"], r.get("marker")) for r in record["runs"]] == [(tmp_path.name, None)]
     result = evaluate_run(tmp_path, repetitions=2)
@@ -128,17 +147,43 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     # An earlier report keeps the rows of runs whose directories are gone, a run's rows
     # evaluated at other epochs, its in-training row and the rows of another experiment whose
     # directory had the same name; an evaluation of the same run and epoch is replaced.
-    earlier = {"command": "imagine-tf report old_run", "runs": [
-        {"run": "old_run", "seed": 7, "marker": 7},
-        {"run": tmp_path.name, **same, "marker": -1, "evaluated_at_epoch": 1, "repetitions": 30},
-        {"run": tmp_path.name, **same, "marker": -2, "evaluated_at_epoch": 0, "repetitions": 30},
-        {"run": tmp_path.name, **same, "final_goal_ratio": 0.5, "marker": -4,
-         "evaluated_at_epoch": 1, "repetitions": 30},
-        in_training]}  # fmt: skip
+    earlier = {
+        "command": "imagine-tf report old_run",
+        "runs": [
+            {"run": "old_run", "seed": 7, "marker": 7},
+            {
+                "run": tmp_path.name,
+                **same,
+                "marker": -1,
+                "evaluated_at_epoch": 1,
+                "repetitions": 30,
+            },
+            {
+                "run": tmp_path.name,
+                **same,
+                "marker": -2,
+                "evaluated_at_epoch": 0,
+                "repetitions": 30,
+            },
+            {
+                "run": tmp_path.name,
+                **same,
+                "final_goal_ratio": 0.5,
+                "marker": -4,
+                "evaluated_at_epoch": 1,
+                "repetitions": 30,
+            },
+            in_training,
+        ],
+    }
     record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", earlier)
     assert [(r["run"], r.get("marker")) for r in record["runs"]] == [
-        ("old_run", 7), (tmp_path.name, -2), (tmp_path.name, -4), (tmp_path.name, -3),
-        (tmp_path.name, None)]  # fmt: skip
+        ("old_run", 7),
+        (tmp_path.name, -2),
+        (tmp_path.name, -4),
+        (tmp_path.name, -3),
+        (tmp_path.name, None),
+    ]
     assert record["runs"][0]["reported_by"] == "imagine-tf report old_run"
     assert json.loads((tmp_path / "sr.json").read_text()) == record
     with pytest.raises(ValueError, match="has no 'runs'"):
@@ -219,13 +264,21 @@ def test_the_final_goal_share_reaches_the_relabelling_of_a_run(tmp_path):
     candidates = trainer.relabeler.sample_candidates(tf.constant(len(trainer.goals)), 5)
     table = trainer.embedding_table
     relabelled = trainer.relabeler.relabel(
-        batch.states, batch.next_states, batch.goal_ids, batch.goal_embeddings, candidates,
-        tf.gather(table, candidates), batch.sampled_goal_ids,
-        tf.gather(table, batch.sampled_goal_ids))  # fmt: skip
+        batch.states,
+        batch.next_states,
+        batch.goal_ids,
+        batch.goal_embeddings,
+        candidates,
+        tf.gather(table, candidates),
+        batch.sampled_goal_ids,
+        tf.gather(table, batch.sampled_goal_ids),
+    )
     half = config.batch_size // 2
     np.testing.assert_array_equal(relabelled.goal_ids.numpy()[:half], batch.sampled_goal_ids[:half])
-    np.testing.assert_allclose(relabelled.goal_embeddings.numpy()[:half],
-                               trainer.embedding_table.numpy()[batch.sampled_goal_ids[:half]])  # fmt: skip
+    np.testing.assert_allclose(
+        relabelled.goal_embeddings.numpy()[:half],
+        trainer.embedding_table.numpy()[batch.sampled_goal_ids[:half]],
+    )
     # Rewards are the oracle's on s_t for those goals (the episodes achieve them at s_T).
     table = GoalTable.from_sentences(trainer.goals.sentences)
     truth = oracle.achieved(batch.states[:half], table, batch.sampled_goal_ids[:half])

@@ -30,10 +30,14 @@ for run in map(pathlib.Path, args.runs):
         "final_goal_ratio": config["final_goal_ratio"],
         "epochs_trained": logs[-1]["epoch"],
         "imagined_over_epochs": [
-            {"epoch": r["epoch"], "imagined": r["imagined_goals"],
-             "imagined_test_goals": r["imagined_test_goals"]}
-            for r in logs if "imagined_goals" in r
-        ],  # fmt: skip
+            {
+                "epoch": r["epoch"],
+                "imagined": r["imagined_goals"],
+                "imagined_test_goals": r["imagined_test_goals"],
+            }
+            for r in logs
+            if "imagined_goals" in r
+        ],
         "in_training_test_success": [(r["epoch"], r["eval_test_success"]) for r in logs],
     }
     if evaluation is not None:
@@ -61,14 +65,24 @@ if args.plot:
     for row in rows:
         if row["imagined_over_epochs"]:
             epochs = [p["epoch"] for p in row["imagined_over_epochs"]]
-            line = left.plot(epochs, [p["imagined"] for p in row["imagined_over_epochs"]],
-                             label=f"{row['run']}: imagined")[0]
-            left.plot(epochs, [p["imagined_test_goals"] for p in row["imagined_over_epochs"]],
-                      linestyle="--", color=line.get_color(), label=f"{row['run']}: test goals among them")
+            line = left.plot(
+                epochs,
+                [p["imagined"] for p in row["imagined_over_epochs"]],
+                label=f"{row['run']}: imagined",
+            )[0]
+            left.plot(
+                epochs,
+                [p["imagined_test_goals"] for p in row["imagined_over_epochs"]],
+                linestyle="--",
+                color=line.get_color(),
+                label=f"{row['run']}: test goals among them",
+            )
         style = "-" if row["imagination"] != "none" else ":"
         right.plot(*zip(*row["in_training_test_success"]), style, label=row["run"])
     left.set(xlabel="epoch", ylabel="goals", title="imagined set (CGH)", ylim=(0, None))
-    right.set(xlabel="epoch", ylabel="test SR (1 episode per goal)", ylim=(0, 1), title="test goals")
+    right.set(
+        xlabel="epoch", ylabel="test SR (1 episode per goal)", ylim=(0, 1), title="test goals"
+    )
     left.legend(fontsize=6)
     right.legend(fontsize=6)
     figure.tight_layout()

@@ -28,6 +28,7 @@ try:  # before: the memory sampled the batches with its own seed
     memory = RewardMemory(50_000, saved["states"].shape[1], goals, seed=seed)
 except TypeError:
     memory = RewardMemory(50_000, saved["states"].shape[1], goals)
-memory.load_state_dict({k: saved[k] for k in ("states", "positives", "negatives", "added_at",
-                                              "counters")})  # fmt: skip
+memory.load_state_dict(
+    {k: saved[k] for k in ("states", "positives", "negatives", "added_at", "counters")}
+)
 print(json.dumps({"seed": seed, **learner.update(memory, saved["tokens"], num_new=600)}))

@@ -35,10 +35,15 @@ class DeepSetsMA(nn.Module):
     def __init__(self, feature_dim: int, outputs: int):
         super().__init__()
         self.attention = nn.Linear(GOAL, feature_dim)
-        self.before_sum = nn.Sequential(nn.Linear(feature_dim, HIDDEN), nn.ReLU(),
-                                        nn.Linear(HIDDEN, OBJECTS * feature_dim), nn.ReLU())  # fmt: skip
-        self.after_sum = nn.Sequential(nn.Linear(OBJECTS * feature_dim, HIDDEN), nn.ReLU(),
-                                       nn.Linear(HIDDEN, outputs))  # fmt: skip
+        self.before_sum = nn.Sequential(
+            nn.Linear(feature_dim, HIDDEN),
+            nn.ReLU(),
+            nn.Linear(HIDDEN, OBJECTS * feature_dim),
+            nn.ReLU(),
+        )
+        self.after_sum = nn.Sequential(
+            nn.Linear(OBJECTS * feature_dim, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, outputs)
+        )
 
     def forward(self, objects, goal):  # objects [B, N, F], goal [B, E]
         gated = objects * torch.sigmoid(self.attention(goal))[:, None, :]
@@ -162,11 +167,13 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=1))
     else:
-        print(f"{result['framework']}, {result['threads']} thread, batch {result['batch']}: "
-              f"{result['update_ms_median']} ms per actor + critic update "
-              f"({result['updates_per_s']} updates/s); scoring {batch_pairs(result)} pairs for "
-              f"relabelling: {result['relabel_scoring_ms_median']} ms; together "
-              f"{result['update_with_scoring_per_s']} updates/s; parameters {result['parameters']}")  # fmt: skip
+        print(
+            f"{result['framework']}, {result['threads']} thread, batch {result['batch']}: "
+            f"{result['update_ms_median']} ms per actor + critic update "
+            f"({result['updates_per_s']} updates/s); scoring {batch_pairs(result)} pairs for "
+            f"relabelling: {result['relabel_scoring_ms_median']} ms; together "
+            f"{result['update_with_scoring_per_s']} updates/s; parameters {result['parameters']}"
+        )
 
 
 def batch_pairs(result: dict) -> str:
