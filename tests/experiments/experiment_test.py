@@ -75,25 +75,16 @@ ExperimentSpec.figure = "curves"
 """
 
 
+def _experiment_command(tmp_path, *args) -> list[str]:
+    """`imagine-tf experiment` of tmp_path/small.gin, runs in tmp_path/runs, report in out."""
+    small, runs, out = (str(tmp_path / name) for name in ("small.gin", "runs", "out"))
+    cli = [sys.executable, "-m", "imagine_tf.cli.main", "experiment", small]
+    return [*cli, "--root-dir", runs, "--out-dir", out, *args]
+
+
 def _experiment(tmp_path, *args):
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "imagine_tf.cli.main",
-            "experiment",
-            str(tmp_path / "small.gin"),
-            "--root-dir",
-            str(tmp_path / "runs"),
-            "--out-dir",
-            str(tmp_path / "out"),
-            *args,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    command = _experiment_command(tmp_path, *args)
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
 
 
 def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
@@ -278,19 +269,7 @@ def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
     (tmp_path / "small.gin").write_text(
         SMALL.replace("ExperimentSpec.num_epochs = 1", "ExperimentSpec.num_epochs = 2")
     )
-    command = [
-        sys.executable,
-        "-m",
-        "imagine_tf.cli.main",
-        "experiment",
-        str(tmp_path / "small.gin"),
-        "--root-dir",
-        str(tmp_path / "runs"),
-        "--out-dir",
-        str(tmp_path / "out"),
-        "--parallel",
-        "2",
-    ]
+    command = _experiment_command(tmp_path, "--parallel", "2")
     runner = subprocess.Popen(
         command,
         cwd=ROOT,

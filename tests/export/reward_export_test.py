@@ -106,12 +106,12 @@ def test_reward_network_loads_from_reward_and_agent_runs(tmp_path):
         load_reward_network(tmp_path / "nothing")
 
 
-def test_policy_export_acts_like_the_trained_policy(tmp_path):
+def _tiny_trained_agent(root, **overrides):
+    """One epoch of a tiny oracle-reward run in ``root``, restored as `load_agent` does."""
     import tensorflow_probability  # noqa: F401 - registers the policy's TypeSpecs for loading
 
-    from imagine_tf.export.policy_export import export_policy
-    from imagine_tf.training.model_loading import load_agent
     from imagine_tf.training.config import TrainConfig
+    from imagine_tf.training.model_loading import load_agent
     from imagine_tf.training.train_eval import train
 
     tiny = dict(
@@ -124,8 +124,14 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
         replay_capacity=50,
         memory_capacity=50,
     )
-    train(TrainConfig(**tiny), tmp_path / "run", 1, progress=False)
-    trainer = load_agent(tmp_path / "run")
+    train(TrainConfig(**{**tiny, **overrides}), root, 1, progress=False)
+    return load_agent(root)
+
+
+def test_policy_export_acts_like_the_trained_policy(tmp_path):
+    from imagine_tf.export.policy_export import export_policy
+
+    trainer = _tiny_trained_agent(tmp_path / "run")
     path = export_policy(trainer.agent.actor_network, tmp_path / "policy")
     loaded = tf.saved_model.load(str(path))
     assert {"action", "act", "get_initial_state", "get_train_step"} <= set(loaded.signatures)
@@ -155,28 +161,11 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
 
 
 def test_a_bfloat16_run_reloads_in_bfloat16_and_exports_a_policy_that_acts_like_it(tmp_path):
-    import tensorflow_probability  # noqa: F401 - registers the policy's TypeSpecs for loading
-
     from imagine_tf.export.policy_export import export_policy
-    from imagine_tf.training.model_loading import load_agent
-    from imagine_tf.training.config import TrainConfig
-    from imagine_tf.training.train_eval import train
 
-    tiny = dict(
-        episodes_per_cycle=4,
-        cycles_per_epoch=2,
-        updates_per_cycle=2,
-        batch_size=16,
-        num_candidates=5,
-        reward="oracle",
-        replay_capacity=50,
-        memory_capacity=50,
-        compute_dtype="bfloat16",
-    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no native bfloat16 on the CI machine: emulated, slower
-        train(TrainConfig(**tiny), tmp_path / "run", 1, progress=False)
-        trainer = load_agent(tmp_path / "run")
+        trainer = _tiny_trained_agent(tmp_path / "run", compute_dtype="bfloat16")
     actor = trainer.agent.actor_network
     assert actor.trunk.layers_before_sum[0].dtype_policy.name == "mixed_bfloat16"
     path = export_policy(actor, tmp_path / "policy")
