@@ -19,10 +19,11 @@ import numpy as np
 
 from imagine_tf.experiments.cells import Cell
 from imagine_tf.experiments.spec import ExperimentSpec
-from imagine_tf.experiments.statistics import ALPHA, summary, welch
+from imagine_tf.experiments.statistics import ALPHA, first_significant, summary, welch
 from imagine_tf.training.atomic_files import write_text_atomically
 
 CURVE_KEYS = ("eval_train_success", "eval_test_success")
+CURVE_NAMES = {"eval_train_success": "train SR", "eval_test_success": "test SR"}
 
 
 def lookup(results: dict | None, path: str):
@@ -60,7 +61,8 @@ def code_version(repository: pathlib.Path) -> str:
 
 
 def _curves(cells: Sequence[Cell]) -> dict:
-    """{key: [{"episodes", "mean", "std", "n"}, ...]} per epoch over the cells' progress."""
+    """{key: [{"epoch", "episodes", "mean", "std", "n", "values"}, ...]} per epoch over the
+    cells' progress (the per-epoch evaluation: one episode per goal)."""
     by_epoch: dict[int, dict] = {}
     for cell in cells:
         for record in cell.curves():
@@ -78,7 +80,7 @@ def _curves(cells: Sequence[Cell]) -> dict:
                 {
                     "epoch": epoch,
                     "episodes": float(np.mean(entry["episodes"])),
-                    **{k: v for k, v in summary(entry[key]).items() if k != "values"},
+                    **summary(entry[key]),
                 }
             )
     return curves
@@ -116,7 +118,19 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
             values_a = configurations[a]["metrics"][name]["values"]
             values_b = configurations[b]["metrics"][name]["values"]
             comparisons.append({"a": a, "b": b, "metric": name, **welch(values_a, values_b)})
-    return {"configurations": configurations, "comparisons": comparisons, "missing": missing}
+    curve_comparisons = [
+        {"a": a, "b": b, "curve": key, **first_significant(curves_a[key], curves_b[key])}
+        for a, b in spec.comparisons
+        if spec.kind == "agent"
+        for curves_a, curves_b in [(configurations[a]["curves"], configurations[b]["curves"])]
+        for key in CURVE_KEYS
+    ]
+    return {
+        "configurations": configurations,
+        "comparisons": comparisons,
+        "curve_comparisons": curve_comparisons,
+        "missing": missing,
+    }
 
 
 def markdown(spec: ExperimentSpec, content: dict) -> str:
@@ -160,6 +174,9 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
                 f"{_number(test['difference'], '+.3f')} | {_number(test['t'], '.2f')} | "
                 f"{_number(test['p'], '.2g')} | {holds} |"
             )
+    if content.get("curve_comparisons"):
+        lines += ["", "During training (the per-epoch evaluation, one episode per goal):", ""]
+        lines += [f"* {_dated(test)}" for test in content["curve_comparisons"]]
     if content["missing"]:
         lines += [
             "",
@@ -167,6 +184,17 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
             + ", ".join(content["missing"]),
         ]
     return "\n".join(lines) + "\n"
+
+
+def _dated(test: dict) -> str:
+    """When a curve of ``a`` first beats ``b`` (Welch, α = 0.05), as a sentence."""
+    what = f"{test['a']} > {test['b']} on {CURVE_NAMES[test['curve']]}"
+    if test["first_epoch"] is None:
+        return f"{what}: at no evaluation."
+    when = f"epoch {test['first_epoch']} ({test['first_episodes']:,.0f} episodes)"
+    if test["from_then_on"]:
+        return f"{what}: from {when} on, at every later evaluation."
+    return f"{what}: first at {when}, not at every later one."
 
 
 def _number(value, spec: str) -> str:

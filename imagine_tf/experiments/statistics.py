@@ -54,3 +54,35 @@ def welch(a: Sequence[float], b: Sequence[float]) -> dict:
         a_greater=bool(test.pvalue < ALPHA and result["difference"] > 0),
     )
     return result
+
+
+def first_significant(curve_a: Sequence[dict], curve_b: Sequence[dict]) -> dict:
+    """Welch's test of a against b at every evaluation both curves hold (points with "epoch",
+    "episodes" and the seeds' "values"): the per-epoch p-values, the first epoch at which
+    a > b at α = 0.05 (None if never) and whether a > b at every evaluation from then on.
+
+    The Deep Sets paper dates its architecture result this way ("significant from ep = 600").
+    """
+    at_b = {point["epoch"]: point for point in curve_b}
+    per_epoch = []
+    for point in curve_a:
+        other = at_b.get(point["epoch"])
+        if other is None:
+            continue
+        test = welch(point["values"], other["values"])
+        per_epoch.append(
+            {
+                "epoch": point["epoch"],
+                "episodes": point["episodes"],
+                "p": test["p"],
+                "a_greater": test["a_greater"],
+            }
+        )
+    greater = [bool(entry["a_greater"]) for entry in per_epoch]
+    first = greater.index(True) if True in greater else None
+    return {
+        "first_epoch": None if first is None else per_epoch[first]["epoch"],
+        "first_episodes": None if first is None else per_epoch[first]["episodes"],
+        "from_then_on": first is not None and all(greater[first:]),
+        "per_epoch": per_epoch,
+    }

@@ -111,6 +111,8 @@ def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
         assert [p["epoch"] for p in entry["curves"]["eval_train_success"]] == [1]
         assert entry["seconds_per_cell"]["n"] == 2 and entry["seconds_per_cell"]["mean"] > 0
     assert {t["metric"] for t in record["comparisons"]} == {"train SR", "Go SR"}
+    curves = {(t["a"], t["b"], t["curve"]) for t in record["curve_comparisons"]}
+    assert curves == {("fc", "fa", "eval_train_success"), ("fc", "fa", "eval_test_success")}
     assert record["missing"] == [] and record["report_code_version"]
     assert set(record["cell_code_versions"]) == {"fc_s0", "fc_s1", "fa_s0", "fa_s1"}
     assert all(len(v) == 1 and v[0] for v in record["cell_code_versions"].values())
@@ -292,3 +294,29 @@ def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
     assert record["missing"] == [] and all(
         len(entry["seeds"]) == 2 for entry in record["configurations"].values()
     )
+
+
+def _curve(values_per_epoch):
+    return [
+        {"epoch": e, "episodes": 600.0 * e, "values": v} for e, v in enumerate(values_per_epoch, 1)
+    ]
+
+
+def test_first_significant_dates_when_a_beats_b_and_whether_it_lasts():
+    from imagine_tf.experiments.statistics import first_significant
+
+    low, high = [0.1, 0.12, 0.11, 0.09], [0.5, 0.55, 0.6, 0.52]
+    a = _curve([low, high, high, high])
+    b = _curve([low, low, low, low])
+    result = first_significant(a, b)
+    assert (result["first_epoch"], result["first_episodes"], result["from_then_on"]) == (
+        2,
+        1200,
+        True,
+    )
+    assert result["per_epoch"][0]["p"] == pytest.approx(1.0)
+    lost = first_significant(_curve([low, high, low, high]), b)
+    assert lost["first_epoch"] == 2 and lost["from_then_on"] is False
+    never = first_significant(b, a)
+    assert never["first_epoch"] is None and never["from_then_on"] is False
+    assert [p["epoch"] for p in first_significant(a, b[:2])["per_epoch"]] == [1, 2]
