@@ -193,6 +193,12 @@ class Cell:
             / f"epoch_{self.spec.num_epochs:04d}{suffix}.json"
         )
 
+    def finished(self) -> bool:
+        """Whether every result the experiment reads exists: the run's, and its evaluation at
+        each of ``eval_num_objects``."""
+        numbers = (None, *self.spec.eval_num_objects) if self.spec.kind == "agent" else (None,)
+        return all(self.results_file(n).exists() for n in numbers)
+
     def results(self, num_objects: int | None = None) -> dict | None:
         """The results JSON, or None if the cell has not produced it yet."""
         path = self.results_file(num_objects)

@@ -89,10 +89,10 @@ def _curves(cells: Sequence[Cell]) -> dict:
 def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
     """The report's content (see the module docstring)."""
     configurations = {}
-    missing = [c.name for c in cells if c.results() is None]  # in grid order
+    missing = [c.name for c in cells if not c.finished()]  # in grid order
     for label in spec.configurations:
         own = [c for c in cells if c.label == label]
-        finished = [c for c in own if c.results() is not None]
+        finished = [c for c in own if c.finished()]
         entry = {
             "seeds": [c.seed for c in finished],
             "metrics": {
