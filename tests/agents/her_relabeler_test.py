@@ -87,16 +87,16 @@ def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
     embeddings = tf.eye(6)
     relabeler = HerRelabeler(MatrixScorer(matrix), seed=0, final_goal_ratio=0.25)
     states = tf.zeros([16, 240])
-    result = relabeler.relabel(
+    args = (
         states,
         states,
         tf.constant(goal_ids),
         tf.gather(embeddings, goal_ids),
         tf.range(6, dtype=tf.int64),
         embeddings,
-        tf.constant(final_ids),
-        tf.gather(embeddings, np.maximum(final_ids, 0)),
     )
+    finals = (tf.constant(final_ids), tf.gather(embeddings, np.maximum(final_ids, 0)))
+    result = relabeler.relabel(*args, *finals)
     ids, rewards = result.goal_ids.numpy(), result.rewards.numpy()
     final_rows = np.array([0, 2, 3])  # the first ⌊0.25 × 16⌋ = 4 rows that have a final goal
     np.testing.assert_array_equal(ids[final_rows], final_ids[final_rows])
@@ -110,18 +110,8 @@ def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
     # The other 13 rows are balanced to ⌊0.5 × 13⌋ = 6 positives at most.
     assert np.sum(rewards[others] == 0) == min(6, matrix[others].any(axis=1).sum())
     # φ = 0 ignores the final goals: the same draws and results as the reference's relabelling.
-    args = (
-        states,
-        states,
-        tf.constant(goal_ids),
-        tf.gather(embeddings, goal_ids),
-        tf.range(6, dtype=tf.int64),
-        embeddings,
-    )
     plain = HerRelabeler(MatrixScorer(matrix), seed=5).relabel(*args)
-    given = HerRelabeler(MatrixScorer(matrix), seed=5).relabel(
-        *args, tf.constant(final_ids), tf.gather(embeddings, np.maximum(final_ids, 0))
-    )
+    given = HerRelabeler(MatrixScorer(matrix), seed=5).relabel(*args, *finals)
     for a, b in zip(plain, given):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(ValueError, match="final_goal_ratio must be in"):
