@@ -8,6 +8,7 @@ import json
 import os
 
 from imagine_tf.cli.common import UsageError, add_gin_flags, parse_gin
+from imagine_tf.training.atomic_files import save_array_atomically
 
 DEMO_GOALS = (
     "Go top left",
@@ -48,7 +49,7 @@ def _play_command(args: argparse.Namespace) -> int:
         frames = render_states(result.states[:, 0], goals=[goal] * len(result.states))
         write_episode(frames, args.out)
     if args.save_state:
-        _save_array(args.save_state, result.states[-1].astype("float32"))  # s_T, [1, D]
+        save_array_atomically(args.save_state, result.states[-1].astype("float32"))  # s_T, [1, D]
     output = {
         "goal": goal,
         "achieved": bool(result.achieved[0]),
@@ -89,15 +90,6 @@ def _demo_command(args: argparse.Namespace) -> int:
             print(f"{goal!r}: {verdict}; episode in {path}")
             print("  the partner says: " + "; ".join(result.descriptions[index]))
     return 0
-
-
-def _save_array(path: str, array) -> None:
-    """np.save, atomically (temporary file renamed)."""
-    import numpy as np
-
-    temporary = f"{path}.partial.npy"
-    np.save(temporary, array)
-    os.replace(temporary, path)
 
 
 def add_commands(commands) -> None:

@@ -8,13 +8,15 @@ A cell is an ordinary run made by the ordinary commands, so it resumes like any 
 * reward_study: `imagine-tf reward study --seeds S` with the configuration's gin files and
   bindings (e.g. ``RewardStudyConfig.ensemble_size = 3``: one ensemble per seed).
 
-A cell is finished when its results exist: the evaluation files of its last epoch (agent) or
-its ``metrics.json`` (reward).
+A cell is finished when every result the experiment reads exists: the evaluation of its last
+epoch at the run's N and at each of ``eval_num_objects`` (agent), or its ``metrics.json``
+(reward).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import pathlib
 import sys
@@ -45,10 +47,10 @@ class Cell:
         """(experiment directory, run name) of the run directory: this experiment's, or, for
         a configuration with "runs_of": "OTHER/LABEL", OTHER's run of LABEL and this seed in
         the sibling directory ``ROOT/../OTHER`` (the same runs, trained once)."""
-        shared = self.spec.configurations[self.label].get("runs_of")
-        if not shared:
+        shared = self.spec.runs_of(self.label)
+        if shared is None:
             return self.root, self.name
-        other, label = shared.split("/")
+        other, label = shared
         return self.root.parent / other, f"{label}_s{self.seed}"
 
     @property
@@ -134,12 +136,7 @@ class Cell:
                     *extra,
                 ]
             )
-        seen = set()
-        for num_objects in (None, *self.spec.eval_num_objects):
-            path = self.results_file(num_objects)
-            if path in seen:  # N = the training N: the same evaluation
-                continue
-            seen.add(path)
+        for num_objects, path in self._result_files():
             if commands or not path.exists():
                 at_n = [] if num_objects is None else ["--num-objects", str(num_objects)]
                 commands.append(
@@ -155,9 +152,11 @@ class Cell:
                 )
         return commands
 
+    @functools.cached_property
     def _study_run(self) -> str:
         """The study's directory of this seed: ``ARCH_sS`` or, for an ensemble, ``ARCH_xK_sS``
-        (the first architecture the configuration's gin files and bindings study)."""
+        (the first architecture the configuration's gin files and bindings study; parsed once
+        per cell)."""
         from imagine_tf.training.reward_ensemble import ensemble_directory
 
         configuration = self.spec.configurations[self.label]
@@ -184,7 +183,7 @@ class Cell:
         if self.spec.kind == "reward":
             return self.directory / "metrics.json"
         if self.spec.kind == "reward_study":
-            return self.directory / self._study_run() / "metrics.json"
+            return self.directory / self._study_run / "metrics.json"
         at_training_n = num_objects is None or num_objects == self._trained_num_objects()
         suffix = "" if at_training_n else f"_n{num_objects}"
         return (
@@ -193,28 +192,23 @@ class Cell:
             / f"epoch_{self.spec.num_epochs:04d}{suffix}.json"
         )
 
-    def finished(self) -> bool:
-        """Whether every result the experiment reads exists: the run's, and its evaluation at
-        each of ``eval_num_objects``."""
+    def _result_files(self) -> list[tuple[int | None, pathlib.Path]]:
+        """(N, file) of every result the experiment reads: None for the run's own N, then each
+        of ``eval_num_objects`` that is another N (agent)."""
         numbers = (None, *self.spec.eval_num_objects) if self.spec.kind == "agent" else (None,)
-        return all(self.results_file(n).exists() for n in numbers)
+        files = {}
+        for num_objects in numbers:  # N = the training N: the same evaluation, kept once
+            files.setdefault(self.results_file(num_objects), num_objects)
+        return [(num_objects, path) for path, num_objects in files.items()]
+
+    def finished(self) -> bool:
+        """Whether every result the experiment reads exists (the module docstring)."""
+        return all(path.exists() for _, path in self._result_files())
 
     def results(self, num_objects: int | None = None) -> dict | None:
         """The results JSON, or None if the cell has not produced it yet."""
         path = self.results_file(num_objects)
         return json.loads(path.read_text()) if path.exists() else None
-
-    def seconds(self) -> float | None:
-        """The cell's training seconds: the sum of its epochs' ``seconds_*`` (agent; collection,
-        updates, reward, evaluation) or its ``training_seconds`` (reward; an ensemble's is the
-        members' sum); None before it has any."""
-        if self.spec.kind != "agent":
-            return (self.results() or {}).get("training_seconds")
-        timed = [
-            sum(v for k, v in r.items() if k.startswith("seconds_") and v is not None)
-            for r in self.curves()
-        ]
-        return float(sum(timed)) if timed else None
 
     def curves(self) -> list[dict]:
         """The in-training records (agent): progress.jsonl, up to ``num_epochs``."""

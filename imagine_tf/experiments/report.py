@@ -60,12 +60,12 @@ def code_version(repository: pathlib.Path) -> str:
         return f"imagine-tf {getattr(imagine_tf, '__version__', 'unknown')}"
 
 
-def _curves(cells: Sequence[Cell]) -> dict:
+def _curves(progress: Sequence[list[dict]]) -> dict:
     """{key: [{"epoch", "episodes", "mean", "std", "n", "values"}, ...]} per epoch over the
-    cells' progress (the per-epoch evaluation: one episode per goal)."""
+    cells' progress records (the per-epoch evaluation: one episode per goal)."""
     by_epoch: dict[int, dict] = {}
-    for cell in cells:
-        for record in cell.curves():
+    for records in progress:
+        for record in records:
             entry = by_epoch.setdefault(
                 record["epoch"], {"episodes": [], **{k: [] for k in CURVE_KEYS}}
             )
@@ -86,45 +86,65 @@ def _curves(cells: Sequence[Cell]) -> dict:
     return curves
 
 
+def _read(cell: Cell) -> dict:
+    """A finished cell's files, read once: its results at each N (None: the run's N), its
+    progress records (agent) and its training seconds: the sum of an agent run's per-epoch
+    ``seconds_*`` (collection, updates, reward, evaluation), or a reward run's
+    ``training_seconds`` (an ensemble's: the members' sum)."""
+    if cell.spec.kind != "agent":
+        results = cell.results()
+        return {"results": {None: results}, "seconds": results.get("training_seconds")}
+    numbers = (None, *cell.spec.eval_num_objects)
+    progress = cell.curves()
+    seconds = sum(
+        value
+        for record in progress
+        for key, value in record.items()
+        if key.startswith("seconds_") and value is not None
+    )
+    return {
+        "results": {n: cell.results(n) for n in numbers},
+        "progress": progress,
+        "seconds": float(seconds),
+    }
+
+
 def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
     """The report's content (see the module docstring)."""
+    readings = {cell.name: _read(cell) for cell in cells if cell.finished()}
+    missing = [c.name for c in cells if c.name not in readings]  # in grid order
     configurations = {}
-    missing = [c.name for c in cells if not c.finished()]  # in grid order
     for label in spec.configurations:
-        own = [c for c in cells if c.label == label]
-        finished = [c for c in own if c.finished()]
-        entry = {
-            "seeds": [c.seed for c in finished],
-            "metrics": {
-                name: summary([lookup(c.results(), path) for c in finished])
+        own = [readings[c.name] for c in cells if c.label == label and c.name in readings]
+
+        def metrics_at(num_objects):
+            return {
+                name: summary([lookup(r["results"][num_objects], path) for r in own])
                 for name, path in spec.metrics.items()
-            },
-        }
-        entry["seconds_per_cell"] = summary([c.seconds() for c in finished])
-        if spec.eval_num_objects:
-            entry["by_num_objects"] = {
-                str(n): {
-                    name: summary([lookup(c.results(n), path) for c in finished])
-                    for name, path in spec.metrics.items()
-                }
-                for n in spec.eval_num_objects
             }
+
+        entry = {
+            "seeds": [c.seed for c in cells if c.label == label and c.name in readings],
+            "metrics": metrics_at(None),
+            "seconds_per_cell": summary([r["seconds"] for r in own]),
+        }
+        if spec.eval_num_objects:
+            entry["by_num_objects"] = {str(n): metrics_at(n) for n in spec.eval_num_objects}
         if spec.kind == "agent":  # the finished cells, as in the table
-            entry["curves"] = _curves(finished)
+            entry["curves"] = _curves([r["progress"] for r in own])
         configurations[label] = entry
-    comparisons = []
+    comparisons, curve_comparisons = [], []
     for a, b in spec.comparisons:
         for name in spec.metrics:
             values_a = configurations[a]["metrics"][name]["values"]
             values_b = configurations[b]["metrics"][name]["values"]
             comparisons.append({"a": a, "b": b, "metric": name, **welch(values_a, values_b)})
-    curve_comparisons = [
-        {"a": a, "b": b, "curve": key, **first_significant(curves_a[key], curves_b[key])}
-        for a, b in spec.comparisons
-        if spec.kind == "agent"
-        for curves_a, curves_b in [(configurations[a]["curves"], configurations[b]["curves"])]
-        for key in CURVE_KEYS
-    ]
+        if spec.kind != "agent":
+            continue
+        for key in CURVE_KEYS:
+            curve_a, curve_b = configurations[a]["curves"][key], configurations[b]["curves"][key]
+            test = first_significant(curve_a, curve_b)
+            curve_comparisons.append({"a": a, "b": b, "curve": key, **test})
     return {
         "configurations": configurations,
         "comparisons": comparisons,

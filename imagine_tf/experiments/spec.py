@@ -64,6 +64,11 @@ class ExperimentSpec:
         """The seeds of configuration ``label``: its own "seeds", at most `seeds`."""
         return min(self.configurations[label].get("seeds", self.seeds), self.seeds)
 
+    def runs_of(self, label: str) -> tuple[str, str] | None:
+        """(experiment, label) whose runs configuration ``label`` shares, or None."""
+        shared = self.configurations[label].get("runs_of")
+        return None if shared is None else tuple(shared.split("/"))
+
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"ExperimentSpec.kind must be one of {KINDS}, got {self.kind!r}.")
@@ -80,16 +85,13 @@ class ExperimentSpec:
         for label, configuration in self.configurations.items():
             unknown = set(configuration) - {"gin_files", "bindings", "args", "seeds", "runs_of"}
             seeds = configuration.get("seeds", 1)
-            shared = configuration.get("runs_of", "x/y")
-            if (
-                unknown
-                or "/" in label
-                or not label
-                or not isinstance(seeds, int)
-                or seeds < 1
-                or not isinstance(shared, str)
-                or len(shared.split("/")) != 2
-            ):
+            shared = configuration.get("runs_of")
+            malformed = shared is not None and (
+                not isinstance(shared, str) or len(shared.split("/")) != 2
+            )
+            if unknown or "/" in label or not label or not isinstance(seeds, int) or seeds < 1:
+                malformed = True
+            if malformed:
                 raise ValueError(
                     f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
                     "gin_files, bindings, args, seeds (an int >= 1), runs_of "
@@ -130,8 +132,8 @@ def load_experiment(path: pathlib.Path) -> ExperimentSpec:
     """
     spec = _parse(path)
     configurations = dict(spec.configurations)
-    for label, configuration in spec.configurations.items():
-        if "runs_of" in configuration:
+    for label in spec.configurations:
+        if spec.runs_of(label):
             configurations[label] = _shared(spec, label, path.parent)
     return dataclasses.replace(spec, configurations=configurations)
 
@@ -150,7 +152,7 @@ def _parse(path: pathlib.Path) -> ExperimentSpec:
 def _shared(spec: ExperimentSpec, label: str, directory: pathlib.Path) -> dict:
     """Configuration ``label`` with the settings of the runs it shares, checked."""
     configuration = spec.configurations[label]
-    other_name, other_label = configuration["runs_of"].split("/")
+    other_name, other_label = spec.runs_of(label)
     other_path = directory / f"{other_name}.gin"
     other = _parse(other_path) if other_path.is_file() else None
     source = (other.configurations.get(other_label) if other else None) or {}
@@ -160,11 +162,11 @@ def _shared(spec: ExperimentSpec, label: str, directory: pathlib.Path) -> dict:
     for key in ("gin_files", "bindings", "args"):
         if key in configuration and list(configuration[key]) != list(source.get(key, [])):
             problems.append(f"its {key} differ from {other_name}/{other_label}'s")
-    if other and (other.kind, other.num_epochs) != (spec.kind, spec.num_epochs):
-        problems.append(
-            f"kind and num_epochs {other.kind!r}, {other.num_epochs} there against "
-            f"{spec.kind!r}, {spec.num_epochs} here"
-        )
+    run_settings = ("kind", "num_epochs", "repetitions")  # what makes and evaluates the runs
+    if other:
+        there, here = (tuple(getattr(e, k) for k in run_settings) for e in (other, spec))
+        if there != here:
+            problems.append(f"{', '.join(run_settings)} {there} there against {here} here")
     if other and source and spec.seeds_of(label) > other.seeds_of(other_label):
         problems.append(f"{spec.seeds_of(label)} seeds here, {other.seeds_of(other_label)} there")
     if problems:

@@ -23,3 +23,14 @@ def save_figure_atomically(figure, path: str | os.PathLike, dpi: int = 120) -> N
     figure.savefig(temporary, format="png", dpi=dpi)
     plt.close(figure)
     os.replace(temporary, path)
+
+
+def save_array_atomically(path: str | os.PathLike, array) -> None:
+    """Saves a numpy array as ``.npy`` to ``path`` atomically."""
+    import numpy as np
+
+    path = pathlib.Path(path)
+    temporary = path.with_name("tmp." + path.name)
+    with open(temporary, "wb") as file:  # a file object: np.save adds no suffix
+        np.save(file, array)
+    os.replace(temporary, path)

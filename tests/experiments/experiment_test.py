@@ -220,7 +220,11 @@ ExperimentSpec.configurations = {{"y": {shared}}}
         ('{"runs_of": "a/missing"}', 2, "has no configuration 'missing'"),
         ('{"runs_of": "nowhere/x"}', 2, "has no configuration 'x'"),
         ('{"runs_of": "a/x", "bindings": ["B = 2"]}', 2, "its bindings differ from a/x's"),
-        ('{"runs_of": "a/x"}', 3, "num_epochs 'agent', 2 there against 'agent', 3 here"),
+        (
+            '{"runs_of": "a/x"}',
+            3,
+            "kind, num_epochs, repetitions ('agent', 2, 30) there against ('agent', 3, 30) here",
+        ),
         ('{"runs_of": "a"}', 2, "runs_of ('EXPERIMENT/LABEL')"),
     ],
 )
