@@ -9,58 +9,49 @@ import json
 from imagine_tf.cli.common import UsageError, limit_threads
 
 
-def _bench_command(args: argparse.Namespace) -> int:
-    from imagine_tf.benchmarks.env_bench import format_table, run_env_benchmark, write_json
-
-    limit_threads(args.threads)
+def _run_benchmark(args: argparse.Namespace) -> dict:
+    """The results of ``args.target``'s benchmark (each module imported only when chosen)."""
     if args.target == "train":
         from imagine_tf.benchmarks.train_bench import run_train_benchmark
 
-        results = run_train_benchmark(
+        return run_train_benchmark(
             quick=args.quick, compute_dtype=args.compute_dtype, reward_patience=args.reward_patience
         )
-        if args.out:
-            write_json(results, args.out)
-        print(
-            json.dumps({k: v for k, v in results.items() if k not in ("warm_up_epoch",)}, indent=1)
-        )
-        return 0
     if args.target == "serving":
         from imagine_tf.benchmarks.serving_bench import run_serving_benchmark
 
-        results = run_serving_benchmark(soak_seconds=args.soak_seconds, quick=args.quick)
-        if args.out:
-            write_json(results, args.out)
-        print(json.dumps(results, indent=1))
-        return 0
+        return run_serving_benchmark(soak_seconds=args.soak_seconds, quick=args.quick)
     if args.target == "distributed":
         from imagine_tf.benchmarks.distributed_bench import run_distributed_benchmark
 
-        results = run_distributed_benchmark(quick=args.quick)
-        if args.out:
-            write_json(results, args.out)
-        print(json.dumps(results, indent=1))
-        return 0
+        return run_distributed_benchmark(quick=args.quick)
     if args.target == "dataset":
         from imagine_tf.benchmarks import dataset_bench
 
-        if args.beam_workers is not None:
-            try:
-                results = dataset_bench.run_beam_build_benchmark(
-                    args.num_episodes, args.beam_workers, args.data_dir
-                )
-            except ValueError as error:
-                raise UsageError(str(error)) from None
-        else:
-            results = dataset_bench.run_dataset_benchmark(args.num_episodes, args.data_dir)
-        if args.out:
-            write_json(results, args.out)
-        print(json.dumps(results, indent=1))
-        return 0
-    results = run_env_benchmark(quick=args.quick)
+        if args.beam_workers is None:
+            return dataset_bench.run_dataset_benchmark(args.num_episodes, args.data_dir)
+        try:
+            return dataset_bench.run_beam_build_benchmark(
+                args.num_episodes, args.beam_workers, args.data_dir
+            )
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    from imagine_tf.benchmarks.env_bench import run_env_benchmark
+
+    return run_env_benchmark(quick=args.quick)
+
+
+def _bench_command(args: argparse.Namespace) -> int:
+    from imagine_tf.benchmarks.env_bench import format_table, write_json
+
+    limit_threads(args.threads)
+    results = _run_benchmark(args)
     if args.out:
         write_json(results, args.out)
-    print(json.dumps(results, indent=1) if args.json else format_table(results))
+    if args.target == "env" and not args.json:
+        print(format_table(results))
+    else:  # the train record's warm-up epoch is in the file, not on the screen
+        print(json.dumps({k: v for k, v in results.items() if k != "warm_up_epoch"}, indent=1))
     return 0
 
 
