@@ -46,8 +46,8 @@ bench: $(STAMP)
 	$(BIN)/imagine-tf bench serving --out docs/results/serving_bench.json
 
 ## Every multi-seed experiment of docs/experiments.md into runs/experiments/, then its report in
-## docs/results/experiments/. Resumable: run it again after a stop. Roughly 15 hours on 2 cores
-## (the reports' seconds per cell); PARALLEL cells at once, one thread each.
+## docs/results/experiments/. Resumable: run it again after a stop. Many hours on 2 cores
+## (docs/experiments.md adds up the recorded seconds); PARALLEL cells at once, one thread each.
 PARALLEL ?= 2
 experiments: $(STAMP)
 	$(BIN)/imagine-tf dataset build
