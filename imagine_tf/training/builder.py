@@ -121,32 +121,25 @@ class RunBuilder:
         spec = self.embedding_observation_spec
         if num_objects is not None:
             spec = {**spec, "state": tf.TensorSpec([observation_dim(num_objects)], tf.float32)}
-        words, length, config = self.vocabulary.words[1:], self.vocabulary.max_length, self.config
-        network = ActorNetwork(
-            spec,
-            self.action_spec,
-            config.architecture,
-            words,
-            length,
-            hidden_units=config.hidden_units,
-            final_layer_init=config.final_layer_init,
-            compute_dtype=config.compute_dtype,
-        )
+        network = ActorNetwork(spec, self.action_spec, **self._network_settings())
         network.create_variables()
         return network
 
-    def make_agent(self, actor_network: ActorNetwork | None = None) -> ImagineDdpgAgent:
-        config, spec = self.config, self.embedding_observation_spec
-        words, length = self.vocabulary.words[1:], self.vocabulary.max_length
-        critic = CriticNetwork(
-            (spec, self.action_spec),
-            config.architecture,
-            words,
-            length,
+    def _network_settings(self) -> dict:
+        """What the actor and the critic share: architecture, vocabulary, widths, precision."""
+        config = self.config
+        return dict(
+            architecture=config.architecture,
+            words=self.vocabulary.words[1:],
+            max_length=self.vocabulary.max_length,
             hidden_units=config.hidden_units,
             final_layer_init=config.final_layer_init,
             compute_dtype=config.compute_dtype,
         )
+
+    def make_agent(self, actor_network: ActorNetwork | None = None) -> ImagineDdpgAgent:
+        config, spec = self.config, self.embedding_observation_spec
+        critic = CriticNetwork((spec, self.action_spec), **self._network_settings())
         agent = ImagineDdpgAgent(
             ts.time_step_spec(spec),
             self.action_spec,
