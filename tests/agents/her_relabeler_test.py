@@ -117,14 +117,7 @@ def test_the_final_goal_share_keeps_the_goals_the_episodes_were_drawn_for():
     with pytest.raises(ValueError, match="final_goal_ratio must be in"):
         HerRelabeler(MatrixScorer(matrix), final_goal_ratio=1.5)
     with pytest.raises(ValueError, match="needs final_goal_ids"):
-        relabeler.relabel(
-            states,
-            states,
-            tf.constant(goal_ids),
-            tf.gather(embeddings, goal_ids),
-            tf.range(6, dtype=tf.int64),
-            embeddings,
-        )
+        relabeler.relabel(*args)
 
 
 @pytest.fixture(scope="module")

@@ -30,15 +30,19 @@ def smoke():
 @pytest.mark.slow
 def test_two_smoke_trials_write_run_directories_and_a_rerun_resumes(smoke, tmp_path):
     base, text = smoke
-    report = tune_agent(
-        str(tmp_path),
-        base,
-        text,
-        SPACE,
-        epochs_per_trial=1,
-        max_trials=2,
-        objective="train_success_go",
-    )
+
+    def tune():
+        return tune_agent(
+            str(tmp_path),
+            base,
+            text,
+            SPACE,
+            epochs_per_trial=1,
+            max_trials=2,
+            objective="train_success_go",
+        )
+
+    report = tune()
     assert report["trials_completed"] == 2 and report["default"]["trial"] == "0"
     trials = {row["trial"]: row for row in report["ranking"]}
     assert trials["0"]["values"] == {"actor_learning_rate": 1e-3, "polyak": 0.95}
@@ -53,15 +57,7 @@ def test_two_smoke_trials_write_run_directories_and_a_rerun_resumes(smoke, tmp_p
         assert binding in (run / "config.gin").read_text()
     progress = tmp_path / "agent" / "trial_1" / "run" / "progress.jsonl"
     written = progress.stat().st_mtime_ns
-    again = tune_agent(
-        str(tmp_path),
-        base,
-        text,
-        SPACE,
-        epochs_per_trial=1,
-        max_trials=2,
-        objective="train_success_go",
-    )
+    again = tune()
     assert again["ranking"] == report["ranking"] and progress.stat().st_mtime_ns == written
 
 
