@@ -2,8 +2,11 @@
 
 Per configuration and metric, mean ± std over the seeds that finished; for every pair the
 experiment names, Welch's t-test per metric; the curves (agent: SR against episodes, mean ±
-std per epoch; objects: each metric at every evaluated N). Written as JSON (with the cells'
-commands, the code version and what is missing), a markdown table and the figure.
+std per epoch; objects: each metric at every evaluated N). With evaluations at several N
+(``eval_num_objects``), also the tests at each N and each configuration's retention (the
+metric at the largest N over the smallest); pairs whose own evaluations ran at different N
+are compared only there. Written as JSON (with the cells' commands, the code version and what
+is missing), a markdown table and the figure.
 """
 
 from __future__ import annotations
@@ -133,8 +136,18 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
         if spec.kind == "agent":  # the finished cells, as in the table
             entry["curves"] = _curves([r["progress"] for r in own])
         configurations[label] = entry
+    own_n = {  # the N of each configuration's own evaluations (agent: its TrainConfig's)
+        label: {
+            readings[c.name]["results"][None].get("num_objects")
+            for c in cells
+            if c.label == label and c.name in readings
+        }
+        for label in spec.configurations
+    }
     comparisons, curve_comparisons = [], []
     for a, b in spec.comparisons:
+        if own_n[a] != own_n[b]:
+            continue  # in scenes of different sizes (or unfinished): compared at each N below
         for name in spec.metrics:
             values_a = configurations[a]["metrics"][name]["values"]
             values_b = configurations[b]["metrics"][name]["values"]
@@ -145,12 +158,51 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
             curve_a, curve_b = configurations[a]["curves"][key], configurations[b]["curves"][key]
             test = first_significant(curve_a, curve_b)
             curve_comparisons.append({"a": a, "b": b, "curve": key, **test})
-    return {
+    content = {
         "configurations": configurations,
         "comparisons": comparisons,
         "curve_comparisons": curve_comparisons,
         "missing": missing,
     }
+    if spec.eval_num_objects:
+        content["comparisons_by_num_objects"] = _comparisons_by_n(spec, configurations)
+        for label, entry in configurations.items():
+            entry["retention"] = _retention(spec, entry)
+    return content
+
+
+def _comparisons_by_n(spec: ExperimentSpec, configurations: dict) -> list[dict]:
+    """Welch's test of every named pair at every evaluated N, per metric."""
+    tests = []
+    for a, b in spec.comparisons:
+        for n in spec.eval_num_objects:
+            for name in spec.metrics:
+                values_a = configurations[a]["by_num_objects"][str(n)][name]["values"]
+                values_b = configurations[b]["by_num_objects"][str(n)][name]["values"]
+                tests.append(
+                    {"a": a, "b": b, "num_objects": n, "metric": name, **welch(values_a, values_b)}
+                )
+    return tests
+
+
+def _retention(spec: ExperimentSpec, entry: dict) -> dict:
+    """{metric: {"ratio_of_means", "per_seed"}}: the metric at the largest evaluated N over the
+    metric at the smallest (the objects goal: train SR at N = 10 >= 0.8 x at N = 3), as the
+    ratio of the seeds' means and as each seed's own ratio (mean ± std)."""
+    smallest, largest = (str(n) for n in (min(spec.eval_num_objects), max(spec.eval_num_objects)))
+    retention = {}
+    for name in spec.metrics:
+        low = entry["by_num_objects"][smallest][name]
+        high = entry["by_num_objects"][largest][name]
+        ratio = None if not low["mean"] or high["mean"] is None else high["mean"] / low["mean"]
+        per_seed = [h / l for l, h in zip(low["values"], high["values"]) if l > 0]
+        retention[name] = {
+            "from_num_objects": int(smallest),
+            "to_num_objects": int(largest),
+            "ratio_of_means": ratio,
+            "per_seed": summary(per_seed),
+        }
+    return retention
 
 
 def markdown(spec: ExperimentSpec, content: dict) -> str:
@@ -167,6 +219,8 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
     for label, entry in content["configurations"].items():
         cells = [_mean_std(entry["metrics"][n]) for n in names]
         lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
+    if spec.eval_num_objects:
+        lines += ["", "(Each at its configuration's own N, `TrainConfig.num_objects`.)"]
     timed = {
         label: entry["seconds_per_cell"]
         for label, entry in content["configurations"].items()
@@ -188,12 +242,13 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
             "|---|---|---|---|---|---|",
         ]
         for test in content["comparisons"]:
-            holds = {True: "yes", False: "no", None: "—"}[test["a_greater"]]
             lines.append(
                 f"| {test['a']} vs {test['b']} | {test['metric']} | "
                 f"{_number(test['difference'], '+.3f')} | {_number(test['t'], '.2f')} | "
-                f"{_number(test['p'], '.2g')} | {holds} |"
+                f"{_number(test['p'], '.2g')} | {_holds(test)} |"
             )
+    if content.get("comparisons_by_num_objects") is not None:
+        lines += _by_n_markdown(spec, content)
     if content.get("curve_comparisons"):
         lines += ["", "During training (the per-epoch evaluation, one episode per goal):", ""]
         lines += [f"* {_dated(test)}" for test in content["curve_comparisons"]]
@@ -204,6 +259,61 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
             + ", ".join(content["missing"]),
         ]
     return "\n".join(lines) + "\n"
+
+
+def _by_n_markdown(spec: ExperimentSpec, content: dict) -> list[str]:
+    """The metrics at every evaluated N, the retention from the smallest N to the largest and
+    the tests at every N, as markdown lines."""
+    configurations = content["configurations"]
+    columns = [(label, name) for label in configurations for name in spec.metrics]
+    lines = [
+        "",
+        "At each number of objects N at evaluation (mean ± std over seeds):",
+        "",
+        "| N | " + " | ".join(f"{label} {name}" for label, name in columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+    for n in spec.eval_num_objects:
+        row = [_mean_std(configurations[l]["by_num_objects"][str(n)][m]) for l, m in columns]
+        lines.append(f"| {n} | " + " | ".join(row) + " |")
+    lines += ["", "Retention, the metric at the largest N over the metric at the smallest:", ""]
+    for label, name in columns:
+        kept = configurations[label]["retention"][name]
+        lines.append(
+            f"* {label}, {name}, N = {kept['from_num_objects']} → {kept['to_num_objects']}: "
+            f"ratio of the means {_number(kept['ratio_of_means'], '.3f')}; per seed "
+            f"{_mean_std(kept['per_seed'])} (n = {kept['per_seed']['n']})."
+        )
+    if content["comparisons_by_num_objects"]:
+        names = list(spec.metrics)
+        lines += [
+            "",
+            f"Welch's two-tailed t-test at each N (difference a − b, p; α = {ALPHA}):",
+            "",
+            "| a vs b | N | " + " | ".join(names) + " |",
+            "|---|---|" + "---|" * len(names),
+        ]
+        tests = {
+            (t["a"], t["b"], t["num_objects"], t["metric"]): t
+            for t in content["comparisons_by_num_objects"]
+        }
+        for a, b in spec.comparisons:
+            for n in spec.eval_num_objects:
+                row = [_difference_p(tests[a, b, n, name]) for name in names]
+                lines.append(f"| {a} vs {b} | {n} | " + " | ".join(row) + " |")
+    return lines
+
+
+def _difference_p(test: dict) -> str:
+    """ "+0.123, p = 0.004 (a > b)" for a Welch test; "—" without one."""
+    if test["difference"] is None:
+        return "—"
+    text = f"{test['difference']:+.3f}, p = {_number(test['p'], '.2g')}"
+    return text + (" (a > b)" if test["a_greater"] else "")
+
+
+def _holds(test: dict) -> str:
+    return {True: "yes", False: "no", None: "—"}[test["a_greater"]]
 
 
 def _dated(test: dict) -> str:

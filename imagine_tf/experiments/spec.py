@@ -42,7 +42,8 @@ class ExperimentSpec:
       metrics: {label: dotted path in a cell's results} (agent: its ``evaluations/
         epoch_EEEE.json``; reward: its ``metrics.json``), e.g. "test_success",
         "per_type.5", "summary.one_object.test.f1".
-      comparisons: pairs (a, b) of configurations: Welch's t-test of a against b, per metric.
+      comparisons: pairs (a, b) of configurations: Welch's t-test of a against b, per metric
+        (and at each N of ``eval_num_objects``).
       figure: "curves" (SR against episodes), "objects" (SR against N), "types" (per-type
         bars) or "bars" (one bar per metric and configuration).
       description: what the experiment tests, for the report.

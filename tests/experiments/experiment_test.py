@@ -324,20 +324,3 @@ def test_first_significant_dates_when_a_beats_b_and_whether_it_lasts():
     never = first_significant(b, a)
     assert never["first_epoch"] is None and never["from_then_on"] is False
     assert [p["epoch"] for p in first_significant(a, b[:2])["per_epoch"]] == [1, 2]
-
-
-def test_an_objects_cell_is_finished_only_with_its_evaluation_at_every_n(tmp_path):
-    spec = load_experiment(ROOT / "configs" / "experiments" / "objects.gin")
-    cell = {c.name: c for c in grid(spec, tmp_path / "objects", ROOT)}["ma_n3_s0"]
-    evaluations = tmp_path / "architectures" / "ma_s0" / "evaluations"
-    evaluations.mkdir(parents=True)
-    (evaluations.parent / "config.json").write_text(json.dumps({"num_objects": 3}))
-    (evaluations.parent / "progress.jsonl").write_text(json.dumps({"epoch": 16}) + "\n")
-    (evaluations / "epoch_0016.json").write_text(json.dumps({"train_success": 0.5}))
-    assert cell.results() is not None and not cell.finished()
-    assert [c[c.index("--num-objects") + 1] for c in cell.commands()] == [
-        str(n) for n in range(4, 11)
-    ]
-    for n in range(4, 11):
-        (evaluations / f"epoch_0016_n{n}.json").write_text(json.dumps({"train_success": 0.4}))
-    assert cell.finished() and cell.commands() == []
