@@ -33,8 +33,7 @@ def _experiment_command(args: argparse.Namespace) -> int:
     cells = grid(spec, root, repository)
     if args.list:
         for cell in cells:
-            state = "finished" if not cell.commands() else "to run"
-            print(f"{cell.name:<24s} {state:<9s} {cell.directory}")
+            print(f"{cell.name:<24s} {cell.state():<22s} {cell.directory}")
         return 0
     if not args.report:
         runner = GridRunner(cells, args.parallel)
@@ -74,7 +73,11 @@ def add_commands(commands) -> None:
     experiment.add_argument(
         "--report", action="store_true", help="only aggregate the finished cells (no training)"
     )
-    experiment.add_argument("--list", action="store_true", help="list the cells and their state")
+    experiment.add_argument(
+        "--list",
+        action="store_true",
+        help="list the cells and where each stands (epochs, evaluations)",
+    )
     experiment.add_argument("--seeds", type=int, help="override the experiment's seed count")
     experiment.add_argument("--root-dir", help="default: runs/experiments/NAME")
     experiment.add_argument("--out-dir", help="default: docs/results/experiments")

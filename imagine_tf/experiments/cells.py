@@ -205,6 +205,22 @@ class Cell:
         """Whether every result the experiment reads exists (the module docstring)."""
         return all(path.exists() for _, path in self._result_files())
 
+    def state(self) -> str:
+        """Where the cell stands, for ``--list``: "finished", "to run", or an unfinished agent
+        run's progress ("epoch 8 of 16", "evaluated at 2 of 8 N")."""
+        if self.finished():
+            return "finished"
+        if self.spec.kind != "agent":
+            return "to run"
+        epochs = self._epochs_trained()
+        if epochs == 0:
+            return "to run"
+        if epochs < self.spec.num_epochs:
+            return f"epoch {epochs} of {self.spec.num_epochs}"
+        files = self._result_files()
+        done = sum(path.exists() for _, path in files)
+        return f"evaluated at {done} of {len(files)} N"
+
     def results(self, num_objects: int | None = None) -> dict | None:
         """The results JSON, or None if the cell has not produced it yet."""
         path = self.results_file(num_objects)

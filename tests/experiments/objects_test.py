@@ -19,17 +19,22 @@ def test_an_objects_cell_is_finished_only_with_its_evaluation_at_every_n(tmp_pat
     spec = load_experiment(OBJECTS)
     cell = {c.name: c for c in grid(spec, tmp_path / "objects", ROOT)}["ma_n3_s0"]
     evaluations = tmp_path / "architectures" / "ma_s0" / "evaluations"
+    assert cell.state() == "to run"
     evaluations.mkdir(parents=True)
     (evaluations.parent / "config.json").write_text(json.dumps({"num_objects": 3}))
-    (evaluations.parent / "progress.jsonl").write_text(json.dumps({"epoch": 16}) + "\n")
+    progress = evaluations.parent / "progress.jsonl"
+    progress.write_text(json.dumps({"epoch": 7}) + "\n")
+    assert cell.state() == "epoch 7 of 16"
+    progress.write_text(json.dumps({"epoch": 16}) + "\n")
     (evaluations / "epoch_0016.json").write_text(json.dumps({"train_success": 0.5}))
     assert cell.results() is not None and not cell.finished()
+    assert cell.state() == "evaluated at 1 of 8 N"
     assert [c[c.index("--num-objects") + 1] for c in cell.commands()] == [
         str(n) for n in range(4, 11)
     ]
     for n in range(4, 11):
         (evaluations / f"epoch_0016_n{n}.json").write_text(json.dumps({"train_success": 0.4}))
-    assert cell.finished() and cell.commands() == []
+    assert cell.finished() and cell.commands() == [] and cell.state() == "finished"
 
 
 def _finished_objects_run(directory, num_objects, train_at_n):
