@@ -81,9 +81,13 @@ class GridRunner:
         cell.directory.parent.mkdir(parents=True, exist_ok=True)
         with open(cell.code_versions_file, "a") as versions:
             versions.write(code_version(cell.repository) + "\n")
-        for command in cell.commands():
-            if self._stopping.is_set():
-                return
+        started = set()
+        while True:  # the commands again after each one: training decides which N are other N
+            remaining = [c for c in cell.commands() if tuple(c) not in started]
+            if not remaining or self._stopping.is_set():
+                break
+            command = remaining[0]
+            started.add(tuple(command))
             self.report(f"{cell.name}: {' '.join(command[3:5])}")
             with open(cell.log, "a") as log:
                 environment = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -106,4 +110,13 @@ class GridRunner:
                         self.failed.append(cell.name)
                     self.report(f"{cell.name}: failed (exit {code}), see {cell.log}")
                 return
-        self.report(f"{cell.name}: finished")
+        if self._stopping.is_set():
+            return
+        if cell.finished():
+            self.report(f"{cell.name}: finished")
+        else:
+            with self._lock:
+                self.failed.append(cell.name)
+            self.report(
+                f"{cell.name}: its commands ran but its results are missing, see {cell.log}"
+            )
