@@ -118,9 +118,10 @@ class Cell:
                     *extra,
                 ]
             ]
-        commands = []
         if self._epochs_trained() < self.spec.num_epochs:
-            commands.append(
+            # Only the training: which N are other than the run's own is known once it wrote
+            # its config.json (the runner asks again after each command).
+            return [
                 CLI
                 + [
                     "train",
@@ -135,22 +136,20 @@ class Cell:
                     str(self.spec.num_epochs),
                     *extra,
                 ]
-            )
-        for num_objects, path in self._result_files():
-            if commands or not path.exists():
-                at_n = [] if num_objects is None else ["--num-objects", str(num_objects)]
-                commands.append(
-                    CLI
-                    + [
-                        "eval",
-                        "--root-dir",
-                        str(self.directory),
-                        "--repetitions",
-                        str(self.spec.repetitions),
-                        *at_n,
-                    ]
-                )
-        return commands
+            ]
+        return [
+            CLI
+            + [
+                "eval",
+                "--root-dir",
+                str(self.directory),
+                "--repetitions",
+                str(self.spec.repetitions),
+                *([] if num_objects is None else ["--num-objects", str(num_objects)]),
+            ]
+            for num_objects, path in self._result_files()
+            if not path.exists()
+        ]
 
     @functools.cached_property
     def _study_run(self) -> str:
@@ -167,9 +166,10 @@ class Cell:
             return ensemble_directory(architecture, self.seed, size)
         return f"{architecture}_s{self.seed}"
 
-    def _trained_num_objects(self) -> int:
+    def _trained_num_objects(self) -> int | None:
+        """The run's N (its config.json), None before it has one."""
         config = self.directory / run_layout.CONFIG_JSON
-        return json.loads(config.read_text()).get("num_objects", 3) if config.exists() else 3
+        return json.loads(config.read_text()).get("num_objects") if config.exists() else None
 
     def _epochs_trained(self) -> int:
         progress = self.directory / run_layout.PROGRESS
@@ -184,21 +184,32 @@ class Cell:
             return self.directory / "metrics.json"
         if self.spec.kind == "reward_study":
             return self.directory / self._study_run / "metrics.json"
-        at_training_n = num_objects is None or num_objects == self._trained_num_objects()
-        suffix = "" if at_training_n else f"_n{num_objects}"
+        return self._evaluation_file(num_objects, self._trained_num_objects())
+
+    def _evaluation_file(self, num_objects: int | None, trained: int | None) -> pathlib.Path:
+        """An agent run's evaluation of its last epoch at N = ``num_objects`` (None, or the
+        run's N ``trained``: the unsuffixed file)."""
+        suffix = "" if num_objects in (None, trained) else f"_n{num_objects}"
         return (
             self.directory
             / run_layout.EVALUATIONS
             / f"epoch_{self.spec.num_epochs:04d}{suffix}.json"
         )
 
+    def result_files(self) -> dict[int | None, pathlib.Path]:
+        """{N: file} of every result the experiment reads: None for the run's own N, then each
+        of ``eval_num_objects`` (agent; the run's N maps to the same file as None)."""
+        if self.spec.kind != "agent":
+            return {None: self.results_file()}
+        trained = self._trained_num_objects()  # read once
+        numbers = (None, *self.spec.eval_num_objects)
+        return {n: self._evaluation_file(n, trained) for n in numbers}
+
     def _result_files(self) -> list[tuple[int | None, pathlib.Path]]:
-        """(N, file) of every result the experiment reads: None for the run's own N, then each
-        of ``eval_num_objects`` that is another N (agent)."""
-        numbers = (None, *self.spec.eval_num_objects) if self.spec.kind == "agent" else (None,)
+        """(N, file) of each distinct result file, the first N that names it."""
         files = {}
-        for num_objects in numbers:  # N = the training N: the same evaluation, kept once
-            files.setdefault(self.results_file(num_objects), num_objects)
+        for num_objects, path in self.result_files().items():
+            files.setdefault(path, num_objects)
         return [(num_objects, path) for path, num_objects in files.items()]
 
     def finished(self) -> bool:
@@ -208,17 +219,15 @@ class Cell:
     def state(self) -> str:
         """Where the cell stands, for ``--list``: "finished", "to run", or an unfinished agent
         run's progress ("epoch 8 of 16", "evaluated at 2 of 8 N")."""
-        if self.finished():
+        files = self._result_files()
+        done = sum(path.exists() for _, path in files)
+        if done == len(files):
             return "finished"
-        if self.spec.kind != "agent":
-            return "to run"
-        epochs = self._epochs_trained()
+        epochs = self._epochs_trained() if self.spec.kind == "agent" else 0
         if epochs == 0:
             return "to run"
         if epochs < self.spec.num_epochs:
             return f"epoch {epochs} of {self.spec.num_epochs}"
-        files = self._result_files()
-        done = sum(path.exists() for _, path in files)
         return f"evaluated at {done} of {len(files)} N"
 
     def results(self, num_objects: int | None = None) -> dict | None:

@@ -94,10 +94,11 @@ def _read(cell: Cell) -> dict:
     progress records (agent) and its training seconds: the sum of an agent run's per-epoch
     ``seconds_*`` (collection, updates, reward, evaluation), or a reward run's
     ``training_seconds`` (an ensemble's: the members' sum)."""
+    files = cell.result_files()
+    read = {path: json.loads(path.read_text()) for path in set(files.values())}  # once each
+    results = {num_objects: read[path] for num_objects, path in files.items()}
     if cell.spec.kind != "agent":
-        results = cell.results()
-        return {"results": {None: results}, "seconds": results.get("training_seconds")}
-    numbers = (None, *cell.spec.eval_num_objects)
+        return {"results": results, "seconds": results[None].get("training_seconds")}
     progress = cell.curves()
     seconds = sum(
         value
@@ -106,7 +107,7 @@ def _read(cell: Cell) -> dict:
         if key.startswith("seconds_") and value is not None
     )
     return {
-        "results": {n: cell.results(n) for n in numbers},
+        "results": results,
         "progress": progress,
         "seconds": float(seconds),
     }
@@ -116,9 +117,12 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
     """The report's content (see the module docstring)."""
     readings = {cell.name: _read(cell) for cell in cells if cell.finished()}
     missing = [c.name for c in cells if c.name not in readings]  # in grid order
-    configurations = {}
+    configurations, own_n = {}, {}
     for label in spec.configurations:
-        own = [readings[c.name] for c in cells if c.label == label and c.name in readings]
+        finished = [c for c in cells if c.label == label and c.name in readings]
+        own = [readings[c.name] for c in finished]
+        # The N of the configuration's own evaluations (agent: its TrainConfig's).
+        own_n[label] = {r["results"][None].get("num_objects") for r in own}
 
         def metrics_at(num_objects):
             return {
@@ -127,23 +131,16 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
             }
 
         entry = {
-            "seeds": [c.seed for c in cells if c.label == label and c.name in readings],
+            "seeds": [c.seed for c in finished],
             "metrics": metrics_at(None),
             "seconds_per_cell": summary([r["seconds"] for r in own]),
         }
         if spec.eval_num_objects:
             entry["by_num_objects"] = {str(n): metrics_at(n) for n in spec.eval_num_objects}
+            entry["retention"] = _retention(spec, own)
         if spec.kind == "agent":  # the finished cells, as in the table
             entry["curves"] = _curves([r["progress"] for r in own])
         configurations[label] = entry
-    own_n = {  # the N of each configuration's own evaluations (agent: its TrainConfig's)
-        label: {
-            readings[c.name]["results"][None].get("num_objects")
-            for c in cells
-            if c.label == label and c.name in readings
-        }
-        for label in spec.configurations
-    }
     comparisons, curve_comparisons = [], []
     for a, b in spec.comparisons:
         if own_n[a] != own_n[b]:
@@ -166,8 +163,6 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
     }
     if spec.eval_num_objects:
         content["comparisons_by_num_objects"] = _comparisons_by_n(spec, configurations)
-        for label, entry in configurations.items():
-            entry["retention"] = _retention(spec, entry)
     return content
 
 
@@ -185,22 +180,26 @@ def _comparisons_by_n(spec: ExperimentSpec, configurations: dict) -> list[dict]:
     return tests
 
 
-def _retention(spec: ExperimentSpec, entry: dict) -> dict:
+def _retention(spec: ExperimentSpec, readings: Sequence[dict]) -> dict:
     """{metric: {"ratio_of_means", "per_seed"}}: the metric at the largest evaluated N over the
     metric at the smallest (the objects goal: train SR at N = 10 >= 0.8 x at N = 3), as the
-    ratio of the seeds' means and as each seed's own ratio (mean ± std)."""
-    smallest, largest = (str(n) for n in (min(spec.eval_num_objects), max(spec.eval_num_objects)))
+    ratio of the seeds' means and as each seed's own ratio (mean ± std; seeds with both values
+    and a nonzero one at the smallest N)."""
+    smallest, largest = min(spec.eval_num_objects), max(spec.eval_num_objects)
     retention = {}
-    for name in spec.metrics:
-        low = entry["by_num_objects"][smallest][name]
-        high = entry["by_num_objects"][largest][name]
-        ratio = None if not low["mean"] or high["mean"] is None else high["mean"] / low["mean"]
-        per_seed = [h / l for l, h in zip(low["values"], high["values"]) if l > 0]
+    for name, path in spec.metrics.items():
+        pairs = [
+            (lookup(r["results"][smallest], path), lookup(r["results"][largest], path))
+            for r in readings
+        ]
+        low, high = (summary(values)["mean"] for values in zip(*pairs)) if pairs else (None, None)
         retention[name] = {
-            "from_num_objects": int(smallest),
-            "to_num_objects": int(largest),
-            "ratio_of_means": ratio,
-            "per_seed": summary(per_seed),
+            "from_num_objects": smallest,
+            "to_num_objects": largest,
+            "ratio_of_means": None if not low or high is None else high / low,
+            "per_seed": summary(
+                [h / l for l, h in pairs if l is not None and h is not None and l > 0]
+            ),
         }
     return retention
 

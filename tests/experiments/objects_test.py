@@ -25,6 +25,10 @@ def test_an_objects_cell_is_finished_only_with_its_evaluation_at_every_n(tmp_pat
     progress = evaluations.parent / "progress.jsonl"
     progress.write_text(json.dumps({"epoch": 7}) + "\n")
     assert cell.state() == "epoch 7 of 16"
+    # Training first, alone: its evaluations are listed once it has trained.
+    assert [c[3] for c in cell.commands()] == ["train"]
+    fresh = {c.name: c for c in grid(spec, tmp_path / "objects", ROOT)}["ma_n3_10_s0"]
+    assert [c[3] for c in fresh.commands()] == ["train"]
     progress.write_text(json.dumps({"epoch": 16}) + "\n")
     (evaluations / "epoch_0016.json").write_text(json.dumps({"train_success": 0.5}))
     assert cell.results() is not None and not cell.finished()

@@ -22,7 +22,7 @@ class TwoStepCell(Cell):
 
     def _touch(self, name: str) -> list[str]:
         path = "" if name == "second" and self.skip_second else str(self.directory / name)
-        return [sys.executable, "-c", f"import sys; p = {path!r}; p and open(p, 'w')", name]
+        return [sys.executable, "-c", f"p = {path!r}; p and open(p, 'w')", name]
 
     def commands(self) -> list[list[str]]:
         self.directory.mkdir(parents=True, exist_ok=True)
