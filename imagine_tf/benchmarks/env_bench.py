@@ -201,11 +201,8 @@ def format_table(results: dict) -> str:
 
 
 def write_json(results: dict, path: str) -> None:
-    """Writes the results atomically (temporary file, then rename)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    temporary = path + ".tmp"
-    with open(temporary, "w") as handle:
-        json.dump(results, handle, indent=1)
-        handle.write("\n")
-    os.replace(temporary, path)
+    """Writes the results atomically (temporary file, then rename), creating the directory."""
+    from imagine_tf.training.atomic_files import write_text_atomically
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_text_atomically(path, json.dumps(results, indent=1) + "\n")
