@@ -230,11 +230,6 @@ class Cell:
             return f"epoch {epochs} of {self.spec.num_epochs}"
         return f"evaluated at {done} of {len(files)} N"
 
-    def results(self, num_objects: int | None = None) -> dict | None:
-        """The results JSON, or None if the cell has not produced it yet."""
-        path = self.results_file(num_objects)
-        return json.loads(path.read_text()) if path.exists() else None
-
     def curves(self) -> list[dict]:
         """The in-training records (agent): progress.jsonl, up to ``num_epochs``."""
         progress = self.directory / run_layout.PROGRESS

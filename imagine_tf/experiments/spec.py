@@ -87,12 +87,11 @@ class ExperimentSpec:
             unknown = set(configuration) - {"gin_files", "bindings", "args", "seeds", "runs_of"}
             seeds = configuration.get("seeds", 1)
             shared = configuration.get("runs_of")
-            malformed = shared is not None and (
+            bad_share = shared is not None and (
                 not isinstance(shared, str) or len(shared.split("/")) != 2
             )
-            if unknown or "/" in label or not label or not isinstance(seeds, int) or seeds < 1:
-                malformed = True
-            if malformed:
+            bad_seeds = not isinstance(seeds, int) or seeds < 1
+            if unknown or bad_share or bad_seeds or "/" in label or not label:
                 raise ValueError(
                     f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
                     "gin_files, bindings, args, seeds (an int >= 1), runs_of "

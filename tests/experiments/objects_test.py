@@ -31,7 +31,7 @@ def test_an_objects_cell_is_finished_only_with_its_evaluation_at_every_n(tmp_pat
     assert [c[3] for c in fresh.commands()] == ["train"]
     progress.write_text(json.dumps({"epoch": 16}) + "\n")
     (evaluations / "epoch_0016.json").write_text(json.dumps({"train_success": 0.5}))
-    assert cell.results() is not None and not cell.finished()
+    assert cell.results_file().exists() and not cell.finished()
     assert cell.state() == "evaluated at 1 of 8 N"
     assert [c[c.index("--num-objects") + 1] for c in cell.commands()] == [
         str(n) for n in range(4, 11)
