@@ -1,8 +1,8 @@
 """One reward retraining from runs' restored states, at several patiences.
 
 For each run, restores its last checkpoint (networks, goals, reward memory) once per patience and
-runs one co-learning update (`CoLearnedReward.update`: batches of 512, 200 per reward-epoch,
-F1 early stopping) with a fresh optimizer, holding out the memory's most recent ``--held-out``
+runs one co-learning update with the reference's settings (`CoLearningConfig`'s defaults:
+up to 100 reward-epochs of 200 batches of 512, F1 early stopping) and a fresh optimizer, holding out the memory's most recent ``--held-out``
 final states (the protocol holds out 120; more gives a steadier comparison). Writes the
 seconds, the reward-epochs and the held-out mean per-goal F1 before and after each update.
 
@@ -10,7 +10,6 @@ seconds, the reward-epochs and the held-out mean per-goal F1 before and after ea
 """
 
 import argparse
-import dataclasses
 import datetime
 import json
 import pathlib
@@ -29,7 +28,7 @@ from imagine_tf.cli.common import limit_threads  # noqa: E402
 
 limit_threads(args.threads)
 
-from imagine_tf.reward.co_learning import CoLearnedReward  # noqa: E402
+from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig  # noqa: E402
 from imagine_tf.training.model_loading import load_agent  # noqa: E402
 
 
@@ -50,9 +49,8 @@ rows = []
 for run in args.runs:
     for patience in args.patience:
         learner = load_agent(run)  # the same restored state for every patience
-        config = dataclasses.replace(
-            learner.reward_learner.config, patience=patience, max_held_out=args.held_out
-        )
+        # the reference's update (CoLearningConfig's defaults), whatever the run's own settings
+        config = CoLearningConfig(patience=patience, max_held_out=args.held_out)
         reward = CoLearnedReward(learner.reward_network, config, seed=learner.config.seed)
         before = held_out_f1(learner, reward)
         tokens = learner.builder.goal_tokens(learner.goals.sentences)
@@ -75,7 +73,7 @@ for run in args.runs:
 command = [*args.runs, "--patience", *map(str, args.patience), "--held-out", str(args.held_out)]
 record = {
     "what": "One reward retraining from each run's restored last checkpoint at each patience "
-    f"(200 batches of 512 per reward-epoch, a fresh Adam; F1 on the {args.held_out} most recent "
+    f"(the reference's update: up to 100 reward-epochs of 200 batches of 512, a fresh Adam; F1 on the {args.held_out} most recent "
     "final states, held out of the retraining).",
     "command": "python docs/results/scripts/reward_patience_ab.py "
     + " ".join([*command, "--threads", str(args.threads), "--out", args.out]),
