@@ -34,7 +34,7 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q -m ""
 
-## Every benchmark, each writing its record in docs/results/ (about 20 minutes on 2 cores;
+## Every benchmark, each writing its record in docs/results/ (on 2 cores;
 ## run it on an otherwise idle machine). The 50,000-episode Beam comparison needs > 16 GB of
 ## memory: imagine-tf bench dataset --beam-workers 2 --out docs/results/dataset_beam_bench.json
 bench: $(STAMP)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 from imagine_tf.cli.common import UsageError, limit_threads
 
@@ -45,7 +46,15 @@ def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.benchmarks.env_bench import format_table, write_json
 
     limit_threads(args.threads)
+    load_at_start = os.getloadavg()
     results = _run_benchmark(args)
+    # what else ran: the load averages (1, 5, 15 min) around the benchmark, and the caller's words
+    results["load_average"] = {
+        "at_start": [round(x, 2) for x in load_at_start],
+        "at_end": [round(x, 2) for x in os.getloadavg()],
+    }
+    if args.conditions:
+        results["conditions"] = args.conditions
     if args.out:
         write_json(results, args.out)
     if args.target == "env" and not args.json:
@@ -68,6 +77,11 @@ def add_commands(commands) -> None:
         type=int,
         help="dataset: time the build without Beam and on Beam's DirectRunner with this many "
         "worker processes (instead of build + load)",
+    )
+    bench.add_argument(
+        "--conditions",
+        help="what else ran on the machine, written into the record (it also holds the load "
+        "averages at the start and the end)",
     )
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--out", help="also write the JSON results to this file")

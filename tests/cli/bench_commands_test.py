@@ -9,9 +9,13 @@ from tests.cli.main_test import run
 
 def test_bench_quick_json(capsys, tmp_path):
     path = tmp_path / "bench.json"
-    code, out, _ = run(capsys, "bench", "env", "--quick", "--json", "--out", str(path))
+    code, out, _ = run(
+        capsys, "bench", "env", "--quick", "--json", "--out", str(path), "--conditions", "a test"
+    )
     results = json.loads(out)
     assert code == 0 and json.loads(path.read_text()) == results
+    assert results["conditions"] == "a test"  # what else ran, in the caller's words
+    assert [len(results["load_average"][k]) for k in ("at_start", "at_end")] == [3, 3]
     assert set(results["env_core_steps_per_s"]) == {"1", "64", "1024"}
     assert all(v > 0 for v in results["env_core_steps_per_s"].values())
     assert results["machine"]["cpu_count"] >= 1
