@@ -2,9 +2,10 @@
 
 For each run, restores its last checkpoint (networks, goals, reward memory) once per patience and
 runs one co-learning update with the reference's settings (`CoLearningConfig`'s defaults:
-up to 100 reward-epochs of 200 batches of 512, F1 early stopping) and a fresh optimizer, holding out the memory's most recent ``--held-out``
-final states (the protocol holds out 120; more gives a steadier comparison). Writes the
-seconds, the reward-epochs and the held-out mean per-goal F1 before and after each update.
+up to 100 reward-epochs of 200 batches of 512, F1 early stopping) and a fresh optimizer,
+holding out the memory's most recent ``--held-out`` final states (the protocol holds out 120;
+more gives a steadier comparison). Writes the seconds, the reward-epochs and the held-out mean
+per-goal F1 before and after each update.
 
     python docs/results/scripts/reward_patience_ab.py RUN_DIR... --patience 15 5 3 --out FILE
 """
@@ -45,6 +46,18 @@ def cpu_model():
     return "unknown"
 
 
+def code_version():
+    """The commit, with "+dirty" if the package or this script differ from it."""
+    git = ["git", "-C", str(pathlib.Path(__file__).resolve().parent)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    changed = subprocess.run(
+        [*git, "status", "--porcelain", "--", ":/imagine_tf", ":/docs/results/scripts"],
+        capture_output=True,
+        text=True,
+    )
+    return commit.stdout.strip() + ("+dirty" if changed.stdout.strip() else "")
+
+
 rows = []
 for run in args.runs:
     for patience in args.patience:
@@ -77,9 +90,7 @@ record = {
     "final states, held out of the retraining).",
     "command": "python docs/results/scripts/reward_patience_ab.py "
     + " ".join([*command, "--threads", str(args.threads), "--out", args.out]),
-    "code_version": subprocess.run(
-        ["git", "describe", "--always", "--dirty"], capture_output=True, text=True
-    ).stdout.strip(),
+    "code_version": code_version(),
     "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     "machine": {"cpu": cpu_model(), "threads": args.threads},
     "conditions": args.conditions,
