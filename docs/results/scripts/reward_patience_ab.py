@@ -14,7 +14,6 @@ import argparse
 import datetime
 import json
 import pathlib
-import subprocess
 
 parser = argparse.ArgumentParser()
 parser.add_argument("runs", nargs="+")
@@ -29,6 +28,7 @@ from imagine_tf.cli.common import limit_threads  # noqa: E402
 
 limit_threads(args.threads)
 
+from imagine_tf.experiments.report import code_version  # noqa: E402
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig  # noqa: E402
 from imagine_tf.training.model_loading import load_agent  # noqa: E402
 
@@ -44,18 +44,6 @@ def cpu_model():
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
     return "unknown"
-
-
-def code_version():
-    """The commit, with "+dirty" if the package or this script differ from it."""
-    git = ["git", "-C", str(pathlib.Path(__file__).resolve().parent)]
-    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    changed = subprocess.run(
-        [*git, "status", "--porcelain", "--", ":/imagine_tf", ":/docs/results/scripts"],
-        capture_output=True,
-        text=True,
-    )
-    return commit.stdout.strip() + ("+dirty" if changed.stdout.strip() else "")
 
 
 rows = []
@@ -90,7 +78,7 @@ record = {
     "final states, held out of the retraining).",
     "command": "python docs/results/scripts/reward_patience_ab.py "
     + " ".join([*command, "--threads", str(args.threads), "--out", args.out]),
-    "code_version": code_version(),
+    "code_version": code_version(pathlib.Path(__file__).resolve().parents[3]),
     "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     "machine": {"cpu": cpu_model(), "threads": args.threads},
     "conditions": args.conditions,
