@@ -3,6 +3,7 @@
 One server process for the module (started and stopped here); requests are bounded.
 """
 
+import json
 import os
 import shutil
 import signal
@@ -336,65 +337,24 @@ def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
 def test_cli_score_reads_a_state_saved_by_play(server, tmp_path):
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     state_file = tmp_path / "s.npy"
-    played = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "imagine_tf.cli.main",
-            "play",
-            "--goal",
-            "Go left",
-            "--save-state",
-            str(state_file),
-        ],
-        capture_output=True,
-        env=environment,
-        timeout=120,
-    )
+
+    def cli(*argv):
+        command = [sys.executable, "-m", "imagine_tf.cli.main", *argv]
+        return subprocess.run(command, capture_output=True, env=environment, timeout=120)
+
+    played = cli("play", "--goal", "Go left", "--save-state", str(state_file))
     assert played.returncode == 0, played.stderr.decode()[-1000:]
     assert np.load(state_file).shape == (1, 240)
-    scored = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "imagine_tf.cli.main",
-            "score",
-            "--goal",
-            "Go left",
-            "--state-file",
-            str(state_file),
-            "--server",
-            server,
-            "--json",
-        ],
-        capture_output=True,
-        env=environment,
-        timeout=120,
-    )
+    score = ("score", "--state-file", str(state_file), "--server", server)
+    scored = cli(*score, "--goal", "Go left", "--json")
     assert scored.returncode == 0, scored.stderr.decode()[-1000:]
-    (row,) = __import__("json").loads(scored.stdout)
+    (row,) = json.loads(scored.stdout)
     assert (
         row["goal"] == "Go left"
         and 0 <= row["probability"] <= 1
         and len(row["module_probabilities"]) == 3
     )
-    refused = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "imagine_tf.cli.main",
-            "score",
-            "--goal",
-            "Go purple",
-            "--state-file",
-            str(state_file),
-            "--server",
-            server,
-        ],
-        capture_output=True,
-        env=environment,
-        timeout=120,
-    )
+    refused = cli(*score, "--goal", "Go purple")
     assert (
         refused.returncode == 2
         and b"INVALID_ARGUMENT" in refused.stderr
