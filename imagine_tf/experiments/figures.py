@@ -4,7 +4,8 @@
   Deep Sets paper's Fig. 2);
 * "objects": each metric against the number of objects N at evaluation (its Fig. 4);
 * "types": the per-type metrics as grouped bars with std error bars;
-* "bars": every metric as grouped bars with std error bars.
+* "bars": every metric as grouped bars with std error bars, and the paper's mean ± std (red
+  diamonds) on the bars of configurations it gives figures for.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
         bars = len(names) * len(configurations)
         figure, axis = plt.subplots(figsize=(min(10.0, max(5.0, 2.0 + 0.55 * bars)), 3.4))
         width = 0.8 / max(len(configurations), 1)
+        paper = (content.get("paper") or {}).get("values", {})
         for index, (label, entry) in enumerate(configurations.items()):
             means = [entry["metrics"][n]["mean"] or 0.0 for n in names]
             stds = [entry["metrics"][n]["std"] or 0.0 for n in names]
@@ -79,13 +81,27 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
                 capsize=3,
                 label=f"{label} (n = {len(entry['seeds'])})",
             )
+            marked = [
+                (x, paper[label][n]) for x, n in zip(positions, names) if n in paper.get(label, {})
+            ]
+            if marked:  # the paper's mean ± std on the configuration's bar
+                axis.errorbar(
+                    [x for x, _ in marked],
+                    [f["mean"] for _, f in marked],
+                    yerr=[f["std"] for _, f in marked],
+                    fmt="D",
+                    color="crimson",
+                    markersize=4,
+                    capsize=3,
+                    label=f"the paper ({label})",
+                )
         axis.set_xticks(
             np.arange(len(names)) + width * (len(configurations) - 1) / 2,
             names,
             rotation=20 if max(map(len, names)) > 12 else 0,
         )
         axis.set(ylim=(0, 1.05), ylabel="mean ± std over seeds")
-        axis.legend(fontsize=8)
+        axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars
     figure.suptitle(spec.name, fontsize=10)
     figure.tight_layout()
     save_figure_atomically(figure, path, dpi=110)

@@ -5,7 +5,8 @@ experiment names, Welch's t-test per metric; the curves (agent: SR against episo
 std per epoch; objects: each metric at every evaluated N). With evaluations at several N
 (``eval_num_objects``), also the tests at each N and each configuration's retention (the
 metric at the largest N over the smallest); pairs whose own evaluations ran at different N
-are compared only there. Written as JSON (with the cells' commands, the code version and what
+are compared only there. With the paper's figures (``paper_values``), a row of them and
+Welch's test of each configuration against them (`paper`). Written as JSON (with the cells' commands, the code version and what
 is missing), a markdown table and the figure.
 """
 
@@ -21,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from imagine_tf.experiments.cells import Cell
+from imagine_tf.experiments.paper import compare_with_paper, paper_markdown, paper_rows
 from imagine_tf.experiments.spec import ExperimentSpec
 from imagine_tf.experiments.statistics import ALPHA, first_significant, summary, welch
 from imagine_tf.training.atomic_files import write_text_atomically
@@ -163,6 +165,8 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
     }
     if spec.eval_num_objects:
         content["comparisons_by_num_objects"] = _comparisons_by_n(spec, configurations)
+    if spec.paper_values:
+        content["paper"] = compare_with_paper(spec, configurations)
     return content
 
 
@@ -218,6 +222,7 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
     for label, entry in content["configurations"].items():
         cells = [_mean_std(entry["metrics"][n]) for n in names]
         lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
+    lines += paper_rows(content.get("paper"), names)
     if spec.eval_num_objects:
         lines += ["", "(Each at its configuration's own N, `TrainConfig.num_objects`.)"]
     timed = {
@@ -246,6 +251,7 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
                 f"{_number(test['difference'], '+.3f')} | {_number(test['t'], '.2f')} | "
                 f"{_number(test['p'], '.2g')} | {_holds(test)} |"
             )
+    lines += paper_markdown(content.get("paper"))
     if content.get("comparisons_by_num_objects") is not None:
         lines += _by_n_markdown(spec, content)
     if content.get("curve_comparisons"):

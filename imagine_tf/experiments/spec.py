@@ -47,6 +47,11 @@ class ExperimentSpec:
       figure: "curves" (SR against episodes), "objects" (SR against N), "types" (per-type
         bars) or "bars" (one bar per metric and configuration).
       description: what the experiment tests, for the report.
+      paper_values: the paper's figures for configurations of this grid, {label: {metric:
+        [mean, std]}} (e.g. Table 1 for two_object's "single"): a row of the table, a marker
+        on the bars, and Welch's test of the configuration against them.
+      paper_seeds: the seeds behind ``paper_values``' mean ± std (the paper's 10).
+      paper_source: where ``paper_values`` come from, for the report.
     """
 
     name: str = "experiment"
@@ -60,6 +65,9 @@ class ExperimentSpec:
     comparisons: tuple = ()
     figure: str = "bars"
     description: str = ""
+    paper_values: dict = dataclasses.field(default_factory=dict)
+    paper_seeds: int = 10
+    paper_source: str = "the paper"
 
     def seeds_of(self, label: str) -> int:
         """The seeds of configuration ``label``: its own "seeds", at most `seeds`."""
@@ -97,6 +105,13 @@ class ExperimentSpec:
                     "gin_files, bindings, args, seeds (an int >= 1), runs_of "
                     f"('EXPERIMENT/LABEL'); got {configuration}."
                 )
+        for label, values in self.paper_values.items():
+            if label not in self.configurations or not _paper_figures(values, self.metrics):
+                raise ValueError(
+                    f"ExperimentSpec.paper_values[{label!r}] of {self.name!r}: a configuration "
+                    f"of {sorted(self.configurations)} mapped to {{metric: [mean, std]}} with "
+                    f"metrics of {sorted(self.metrics)}; got {values!r}."
+                )
         for pair in self.comparisons:
             missing = [c for c in pair if c not in self.configurations]
             if len(pair) != 2 or missing:
@@ -104,6 +119,18 @@ class ExperimentSpec:
                     f"Comparison {pair!r} of {self.name!r}: two of the configurations "
                     f"{sorted(self.configurations)}."
                 )
+
+
+def _paper_figures(values, metrics: dict) -> bool:
+    """Whether ``values`` is {metric of ``metrics``: [mean, std >= 0]}."""
+    return isinstance(values, dict) and all(
+        metric in metrics
+        and isinstance(figure, (list, tuple))
+        and len(figure) == 2
+        and all(isinstance(x, (int, float)) for x in figure)
+        and figure[1] >= 0
+        for metric, figure in values.items()
+    )
 
 
 def experiment_path(name_or_path: str, repository: pathlib.Path) -> pathlib.Path:

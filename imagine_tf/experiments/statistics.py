@@ -31,26 +31,35 @@ def welch(a: Sequence[float], b: Sequence[float]) -> dict:
     """Welch's two-tailed t-test of a against b: t, p, degrees of freedom, mean difference, and
     whether a > b at α = 0.05 (``a_greater``). None where either side has fewer than 2 values
     or both have no variance."""
-    a, b = summary(a)["values"], summary(b)["values"]
+    b = summary(b)
+    return welch_against(a, b["mean"], b["std"], b["n"])
+
+
+def welch_against(a: Sequence[float], mean: float, std: float | None, n: int) -> dict:
+    """`welch` of the values a against a sample known only by its mean, std (ddof 1) and size
+    n: a paper's "mean ± std over n seeds" (`scipy.stats.ttest_ind_from_stats`)."""
+    a = summary(a)
     result = {
-        "n_a": len(a),
-        "n_b": len(b),
+        "n_a": a["n"],
+        "n_b": n,
         "difference": None,
         "t": None,
         "p": None,
         "df": None,
         "a_greater": None,
     }
-    if len(a) < 2 or len(b) < 2:
+    if a["n"] < 2 or n < 2 or std is None:
         return result
-    result["difference"] = float(np.mean(a) - np.mean(b))
-    if np.var(a) < 1e-12 and np.var(b) < 1e-12:  # constant samples: no test
+    result["difference"] = a["mean"] - mean
+    if a["std"] ** 2 < 1e-12 and std**2 < 1e-12:  # constant samples: no test
         return result
-    test = stats.ttest_ind(a, b, equal_var=False)
+    test = stats.ttest_ind_from_stats(a["mean"], a["std"], a["n"], mean, std, n, equal_var=False)
+    variance_a, variance_b = a["std"] ** 2 / a["n"], std**2 / n  # Welch-Satterthwaite
+    df = (variance_a + variance_b) ** 2 / (variance_a**2 / (a["n"] - 1) + variance_b**2 / (n - 1))
     result.update(
         t=float(test.statistic),
         p=float(test.pvalue),
-        df=float(test.df),
+        df=float(df),
         a_greater=bool(test.pvalue < ALPHA and result["difference"] > 0),
     )
     return result
