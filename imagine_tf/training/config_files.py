@@ -50,14 +50,18 @@ def resolve_config_file(gin_file: str | os.PathLike) -> str:
 def parse_config_files(
     gin_files: Sequence[str | os.PathLike], bindings: Sequence[str] = ()
 ) -> None:
-    """Parses ``gin_files`` then ``bindings`` (later ones win) and locks the config.
+    """Parses ``gin_files`` then ``bindings`` (later ones win).
+
+    The config is left unlocked (gin locks it by default): commands import TensorFlow and
+    TF-Agents lazily, and a module that registers a configurable after the lock fails to import
+    (an ensemble's scoring did, in a fresh `reward study` process).
 
     Raises IOError for a file that is not found, ValueError for a bad binding.
     """
     files = [resolve_config_file(f) for f in gin_files]
     add_search_paths(files)
     with _quiet_search():
-        gin.parse_config_files_and_bindings(files, list(bindings))
+        gin.parse_config_files_and_bindings(files, list(bindings), finalize_config=False)
 
 
 class _SearchMisses(logging.Filter):

@@ -1,6 +1,10 @@
-"""`imagine-tf dataset build`, `reward pretrain-or` and `reward train` end to end."""
+"""`imagine-tf dataset build`, `reward pretrain-or`, `reward train` and `reward study` end to
+end."""
 
 import json
+import os
+import subprocess
+import sys
 
 from tests.cli.main_test import run
 
@@ -152,3 +156,35 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
     assert code == 2 and "dataset build" in err
     code, _, err = run(capsys, "dataset", "build", "--config", "nope", "--data-dir", str(data_dir))
     assert code == 2 and "Unknown dataset config" in err
+
+
+def test_an_ensemble_study_with_gin_bindings_runs_in_a_fresh_process(tmp_path):
+    """A fresh process imports TF-Agents only to score the ensemble, after gin has parsed the
+    bindings: gin must still accept the configurables those imports register."""
+    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+
+    def cli(*argv):
+        command = [sys.executable, "-m", "imagine_tf.cli.main", *argv]
+        return subprocess.run(command, capture_output=True, env=environment, timeout=300)
+
+    data = ("--config", "tiny", "--data-dir", str(tmp_path / "data"))
+    assert cli("dataset", "build", *data).returncode == 0
+    bindings = [
+        "RewardTrainConfig.architecture = 'fc'",
+        "RewardTrainConfig.max_epochs = 1",
+        "RewardTrainConfig.batches_per_epoch = 2",
+        "RewardStudyConfig.ensemble_size = 2",
+    ]
+    study = cli(
+        "reward",
+        "study",
+        "--seeds",
+        "0",
+        "--root-dir",
+        str(tmp_path / "study"),
+        *data,
+        *[f"--gin-binding={b}" for b in bindings],
+    )
+    assert study.returncode == 0, study.stderr.decode()[-2000:]
+    ensemble = json.loads((tmp_path / "study" / "fc_x2_s0" / "metrics.json").read_text())
+    assert [m["seed"] for m in ensemble["members"]] == [0, 1]
