@@ -50,11 +50,12 @@ def resolve_config_file(gin_file: str | os.PathLike) -> str:
 def parse_config_files(
     gin_files: Sequence[str | os.PathLike], bindings: Sequence[str] = ()
 ) -> None:
-    """Parses ``gin_files`` then ``bindings`` (later ones win).
+    """Parses ``gin_files`` then ``bindings`` (later ones win), then runs gin's checks
+    (`gin.finalize`: unknown references, undefined macros, REQUIRED values).
 
-    The config is left unlocked (gin locks it by default): commands import TensorFlow and
-    TF-Agents lazily, and a module that registers a configurable after the lock fails to import
-    (an ensemble's scoring did, in a fresh `reward study` process).
+    The config is left unlocked, unlike gin's default: commands import TensorFlow and TF-Agents
+    lazily, and a module that registers a configurable after the lock fails to import (an
+    ensemble's scoring did, in a fresh `reward study` process).
 
     Raises IOError for a file that is not found, ValueError for a bad binding.
     """
@@ -62,6 +63,8 @@ def parse_config_files(
     add_search_paths(files)
     with _quiet_search():
         gin.parse_config_files_and_bindings(files, list(bindings), finalize_config=False)
+    with gin.unlock_config():  # on exit, back to the unlocked state finalize leaves
+        gin.finalize()
 
 
 class _SearchMisses(logging.Filter):

@@ -160,3 +160,17 @@ def test_caller_arguments_win_over_bindings():
     gin.parse_config("make_env.num_objects = 7")
     assert playground.make_env(batch_size=1).config.num_objects == 7
     assert playground.make_env(batch_size=1, num_objects=2).config.num_objects == 2
+
+
+def test_parsing_checks_the_bindings_and_leaves_configurables_registrable():
+    with pytest.raises(ValueError, match="UNDEFINED_MACRO"):  # gin's finalize checks still run
+        parse_config_files([], ["make_env.num_objects = %UNDEFINED_MACRO"])
+    gin.clear_config()
+    parse_config_files([], ["make_env.num_objects = 4"])
+    assert not gin.config_is_locked()
+
+    @gin.configurable  # what a module imported after the parse does (TF-Agents' specs)
+    def registered_after_parsing(value=1):
+        return value
+
+    assert registered_after_parsing() == 1 and gin.query_parameter("make_env.num_objects") == 4
