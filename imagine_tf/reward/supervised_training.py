@@ -15,12 +15,13 @@ have one, and how many were left out is reported.
 
 The run directory holds TensorBoard summaries, a checkpoint per epoch (training resumes from the
 latest one), `network.json` (the network's config), `best.weights.h5` and, at the end,
-`metrics.json`.
+`metrics.json` (and, for an ensemble's member, its test probabilities: `TEST_PROBABILITIES`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -35,6 +36,9 @@ from imagine_tf.data.supervised import SupervisedData, training_batches
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_network import RewardNetwork
 from imagine_tf.reward.training_config import TrainingConfig
+
+#: A member's probabilities on the test states, float32 [S, G], which its ensemble averages.
+TEST_PROBABILITIES = "test_probabilities.npy"
 
 #: RewardNetwork config keys added after runs were made, with the value those runs had.
 CONFIG_ADDED_LATER = {"normalize_goal": False, "pair_gate": "per_slot", "pair_relations": False}
@@ -255,12 +259,12 @@ class SupervisedTrainer:
         f1 = f1_per_goal(scores > 0.5, self.validation_labels[:, train_goals])
         return float(np.nanmean(f1)) if np.isfinite(f1).any() else 0.0
 
-    def train(self, progress: bool = True, evaluate_test: bool = True) -> dict:
-        """Runs (or resumes) training; evaluates on the test states and writes metrics.json.
-
-        With ``evaluate_test=False`` (hyperparameter search) the test states are not touched and
-        the returned metrics hold the validation result only.
-        """
+    def train(
+        self, progress: bool = True, evaluate_test: bool = True, keep_test_probabilities=False
+    ) -> dict:
+        """Runs (or resumes) training; evaluates on the test states and writes metrics.json
+        (``evaluate_test=False``, hyperparameter search: no test, the validation result only).
+        ``keep_test_probabilities`` (an ensemble's member) saves them for the ensemble."""
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
@@ -328,7 +332,7 @@ class SupervisedTrainer:
                 "epochs": int(self.epoch.numpy()),
                 "best_validation_f1": float(self.best_f1.numpy()),
             }
-        return self._write_metrics()
+        return self._write_metrics(keep_test_probabilities)
 
     def _example_batch(self) -> dict:
         return {
@@ -341,9 +345,19 @@ class SupervisedTrainer:
         self.network.save_weights(str(temporary))
         os.replace(temporary, path)
 
-    def _write_metrics(self) -> dict:
+    def _write_metrics(self, keep_test_probabilities: bool = False) -> dict:
         evaluation_start = time.perf_counter()
         scores = score_matrix(self.network, self.data.test_states, self.goal_tokens)
+        kept = {}
+        if keep_test_probabilities:  # before metrics.json, which marks the run finished
+            path = self.root_dir / TEST_PROBABILITIES
+            with open(path.with_name("tmp." + path.name), "wb") as file:
+                np.save(file, scores)
+            os.replace(path.with_name("tmp." + path.name), path)
+            kept["test_probabilities"] = {
+                "file": TEST_PROBABILITIES,
+                "states": states_fingerprint(self.data.test_states),
+            }
         metrics = {
             "config": dataclasses.asdict(self.config),
             "learning_rate": self.config.resolved_learning_rate,
@@ -354,6 +368,7 @@ class SupervisedTrainer:
             "seconds_to_best": float(self.seconds_to_best.numpy()),
             "test_scoring_seconds": time.perf_counter() - evaluation_start,
             "train_episodes": len(self.data.train_states),
+            **kept,
             **held_out_metrics(self.data, scores),
         }
         path = self.root_dir / "metrics.json"
@@ -361,6 +376,11 @@ class SupervisedTrainer:
         temporary.write_text(json.dumps(metrics, indent=1))
         os.replace(temporary, path)
         return metrics
+
+
+def states_fingerprint(states: np.ndarray) -> str:
+    """A short hash of states [S, D]: whether saved probabilities are of these states."""
+    return hashlib.sha1(np.ascontiguousarray(states, np.float32).tobytes()).hexdigest()[:16]
 
 
 def held_out_metrics(data: SupervisedData, scores: np.ndarray) -> dict:

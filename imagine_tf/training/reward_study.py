@@ -92,7 +92,9 @@ def run_reward_study(
                     (run_dir / "command.txt").write_text(command + "\n")
                 run_config = supervised_config(config, architecture, member)
                 with RunLock(run_dir):
-                    SupervisedTrainer(data, run_config, run_dir).train(progress=progress)
+                    SupervisedTrainer(data, run_config, run_dir).train(
+                        progress=progress, keep_test_probabilities=ensemble_size > 1
+                    )
             ensemble_dir = root / ensemble_directory(architecture, seed, ensemble_size)
             if ensemble_size > 1 and not (ensemble_dir / "metrics.json").exists():
                 with RunLock(ensemble_dir):

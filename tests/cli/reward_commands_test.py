@@ -188,3 +188,4 @@ def test_an_ensemble_study_with_gin_bindings_runs_in_a_fresh_process(tmp_path):
     assert study.returncode == 0, study.stderr.decode()[-2000:]
     ensemble = json.loads((tmp_path / "study" / "fc_x2_s0" / "metrics.json").read_text())
     assert [m["seed"] for m in ensemble["members"]] == [0, 1]
+    assert ensemble["scored_from"] == "the members' saved test probabilities"

@@ -1,5 +1,6 @@
 """Ensembles of reward runs: member seeds, the mean probability, refusals, the study's rows."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -9,6 +10,7 @@ from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.supervised_training import (
+    TEST_PROBABILITIES,
     SupervisedTrainer,
     TrainingConfig,
     f1_per_goal,
@@ -69,6 +71,27 @@ def test_the_ensemble_scores_the_mean_probability_of_its_members(data, members, 
     ]
     assert metrics["training_seconds"] == pytest.approx(sum(member_seconds))
     assert (tmp_path / "command.txt").read_text().startswith("imagine-tf reward study")
+
+
+def test_members_that_kept_their_test_probabilities_are_not_scored_again(data, tmp_path):
+    kept = []
+    for seed in (0, 1):
+        run = tmp_path / f"ma_s{seed}"
+        trainer = SupervisedTrainer(data, TrainingConfig("ma", seed=seed, **TINY), run)
+        trainer.train(progress=False, keep_test_probabilities=True)
+        kept.append(run)
+    probabilities = np.load(kept[0] / TEST_PROBABILITIES)
+    assert probabilities.shape == data.test_labels.shape and probabilities.dtype == np.float32
+    averaged = evaluate_ensemble(data, kept, tmp_path / "averaged", seed=0)
+    assert averaged["scored_from"] == "the members' saved test probabilities"
+    (kept[1] / TEST_PROBABILITIES).unlink()  # one member without them: the networks score
+    scored = evaluate_ensemble(data, kept, tmp_path / "scored", seed=0)
+    assert scored["scored_from"] == "the members' networks"
+    assert averaged["f1_per_goal"] == pytest.approx(scored["f1_per_goal"], abs=1e-6, nan_ok=True)
+    other = dataclasses.replace(data, test_states=data.test_states[::-1].copy())
+    (kept[1] / TEST_PROBABILITIES).write_bytes((kept[0] / TEST_PROBABILITIES).read_bytes())
+    reordered = evaluate_ensemble(other, kept, tmp_path / "other", seed=0)
+    assert reordered["scored_from"] == "the members' networks"  # saved for other states
 
 
 def test_an_unfinished_or_different_member_is_refused_by_name(data, members, tmp_path):
