@@ -1,8 +1,9 @@
 """Table 1 F1 of every K-run ensemble of finished reward runs (sampled when there are many).
 
 An ensemble's probability is the mean of its members' (`reward_ensemble`). Each run's
-probabilities on the study's test states are scored once, for the goals of Table 1 only, and
-cached as float16 in ``--cache-dir`` (a stopped analysis resumes). Then for each K in
+probabilities on the study's test states, for the goals of Table 1 only, come from its saved
+test probabilities (an ensemble's member keeps them) or are scored once and cached as float16 in
+``--cache-dir`` (a stopped analysis resumes). Then for each K in
 ``--sizes``, every K-combination of the runs (or ``--max-combinations`` drawn without
 repetition, seeded) is averaged and scored with the study's F1 (`f1_per_goal`, positive =
 probability > 0.5). K = 1 must reproduce each run's own ``metrics.json``: the script checks it.
@@ -56,7 +57,11 @@ limit_threads(args.threads)
 from imagine_tf.data.supervised import goal_set, load_supervised_data  # noqa: E402
 from imagine_tf.experiments.report import code_version  # noqa: E402
 from imagine_tf.language.vocabulary import Vocabulary  # noqa: E402
-from imagine_tf.reward.supervised_training import f1_per_goal, score_matrix  # noqa: E402
+from imagine_tf.reward.supervised_training import (  # noqa: E402
+    f1_per_goal,
+    score_matrix,
+    states_fingerprint,
+)
 from imagine_tf.training import reward_study  # noqa: E402
 from imagine_tf.training.model_loading import load_reward_network  # noqa: E402
 from imagine_tf.training.reward_config import reward_train_config  # noqa: E402
@@ -80,6 +85,7 @@ masks = (  # over the data's goals, in COLUMNS' order
 scored = np.flatnonzero(np.any(masks, axis=0))  # the goals Table 1 needs
 column_masks = [m[scored] for m in masks]
 labels = data.test_labels[:, scored]
+fingerprint = states_fingerprint(data.test_states)
 tokens = np.asarray(Vocabulary.from_goals(list(data.goals)).encode(list(data.goals)))[scored]
 
 
@@ -90,6 +96,11 @@ def table_1(probabilities):
 
 
 def probabilities_of(run: pathlib.Path) -> np.ndarray:
+    """The run's probabilities [S, G_scored], float16: an ensemble member's saved ones (its
+    `TEST_PROBABILITIES`, if of these test states), else scored once into the cache."""
+    saved = json.loads((run / "metrics.json").read_text()).get("test_probabilities")
+    if saved and saved["states"] == fingerprint and (run / saved["file"]).is_file():
+        return np.load(run / saved["file"])[:, scored].astype(np.float16)
     cache = pathlib.Path(args.cache_dir) / f"{run.parent.name}__{run.name}.npy"
     if not cache.exists():
         network, _ = load_reward_network(run)
