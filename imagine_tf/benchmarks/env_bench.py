@@ -202,7 +202,7 @@ def format_table(results: dict) -> str:
 
 def write_json(results: dict, path: str) -> None:
     """Writes the results atomically (temporary file, then rename), creating the directory."""
-    from imagine_tf.training.atomic_files import write_text_atomically
+    from imagine_tf.atomic_files import write_text_atomically
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     write_text_atomically(path, json.dumps(results, indent=1) + "\n")

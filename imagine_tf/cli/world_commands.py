@@ -8,7 +8,7 @@ import json
 import os
 
 from imagine_tf.cli.common import UsageError, add_gin_flags, parse_gin
-from imagine_tf.training.atomic_files import save_array_atomically
+from imagine_tf.atomic_files import save_array_atomically
 
 DEMO_GOALS = (
     "Go top left",

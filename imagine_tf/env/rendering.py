@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from imagine_tf.atomic_files import replacing
 from imagine_tf.env import ontology
 from imagine_tf.env.config import ARENA_LIMIT
 from imagine_tf.env.observation import (
@@ -130,17 +131,16 @@ def write_episode(frames: np.ndarray, path: str, fps: int = 10) -> str:
         raise ValueError(f"Episodes are written as .gif or .png, got {path!r}.")
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    temporary = f"{path}.tmp{extension}"
-    images = [Image.fromarray(f) for f in frames]
-    if extension == ".gif":
-        images[0].save(
-            temporary,
-            save_all=True,
-            append_images=images[1:],
-            duration=int(1000 / fps),
-            loop=0,
-        )
-    else:
-        images[-1].save(temporary)
-    os.replace(temporary, path)
+    with replacing(path) as temporary:  # keeps the extension PIL reads the format from
+        images = [Image.fromarray(f) for f in frames]
+        if extension == ".gif":
+            images[0].save(
+                temporary,
+                save_all=True,
+                append_images=images[1:],
+                duration=int(1000 / fps),
+                loop=0,
+            )
+        else:
+            images[-1].save(temporary)
     return path

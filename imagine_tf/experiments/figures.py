@@ -15,7 +15,7 @@ import pathlib
 import numpy as np
 
 from imagine_tf.experiments.spec import ExperimentSpec
-from imagine_tf.training.atomic_files import save_figure_atomically
+from imagine_tf.atomic_files import save_figure_atomically
 
 
 def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:

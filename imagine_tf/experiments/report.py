@@ -25,7 +25,7 @@ from imagine_tf.experiments.cells import Cell
 from imagine_tf.experiments.paper import compare_with_paper, paper_markdown, paper_rows
 from imagine_tf.experiments.spec import ExperimentSpec
 from imagine_tf.experiments.statistics import ALPHA, first_significant, summary, welch
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 
 CURVE_KEYS = ("eval_train_success", "eval_test_success")
 CURVE_NAMES = {"eval_train_success": "train SR", "eval_test_success": "test SR"}

@@ -26,6 +26,8 @@ import pathlib
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.atomic_files import replacing
+
 AGGREGATIONS = ("or", "max")
 HIDDEN = 16
 PACKAGED_DIR = pathlib.Path(__file__).with_name("or_weights")
@@ -73,9 +75,10 @@ def save_or_weights(weights: dict[str, np.ndarray], directory: pathlib.Path) -> 
     num_inputs = weights["kernel_0"].shape[0]
     path = weights_path(num_inputs, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp.npz")
-    np.savez(temporary, **{name: np.asarray(weights[name], np.float32) for name in WEIGHT_NAMES})
-    os.replace(temporary, path)
+    with replacing(path) as temporary:  # tmp.or_<n>.npz: np.savez keeps the name
+        np.savez(
+            temporary, **{name: np.asarray(weights[name], np.float32) for name in WEIGHT_NAMES}
+        )
     return path
 
 

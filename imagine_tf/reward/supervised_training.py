@@ -15,13 +15,12 @@ have one, and how many were left out is reported.
 
 The run directory holds TensorBoard summaries, a checkpoint per epoch (training resumes from the
 latest one), `network.json` (the network's config), `best.weights.h5` and, at the end,
-`metrics.json` (and, for an ensemble's member, its test probabilities: `TEST_PROBABILITIES`).
+`metrics.json` (and, for an ensemble's member, its test probabilities: `test_probabilities`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
@@ -32,13 +31,12 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.atomic_files import replacing, write_text_atomically
 from imagine_tf.data.supervised import SupervisedData, training_batches
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward import test_probabilities
 from imagine_tf.reward.training_config import TrainingConfig
-
-#: A member's probabilities on the test states, float32 [S, G], which its ensemble averages.
-TEST_PROBABILITIES = "test_probabilities.npy"
 
 #: RewardNetwork config keys added after runs were made, with the value those runs had.
 CONFIG_ADDED_LATER = {"normalize_goal": False, "pair_gate": "per_slot", "pair_relations": False}
@@ -260,7 +258,10 @@ class SupervisedTrainer:
         return float(np.nanmean(f1)) if np.isfinite(f1).any() else 0.0
 
     def train(
-        self, progress: bool = True, evaluate_test: bool = True, keep_test_probabilities=False
+        self,
+        progress: bool = True,
+        evaluate_test: bool = True,
+        keep_test_probabilities: bool = False,
     ) -> dict:
         """Runs (or resumes) training; evaluates on the test states and writes metrics.json
         (``evaluate_test=False``, hyperparameter search: no test, the validation result only).
@@ -277,10 +278,7 @@ class SupervisedTrainer:
                 )
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
-        # How to rebuild the network (export); written whole (reward may not import
-        # training.atomic_files).
-        network_file.with_name("tmp.network.json").write_text(json.dumps(network_config))
-        os.replace(network_file.with_name("tmp.network.json"), network_file)
+        write_text_atomically(network_file, json.dumps(network_config))  # for export
         best_path = self.root_dir / "best.weights.h5"
         writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
         config = self.config
@@ -341,23 +339,17 @@ class SupervisedTrainer:
         }
 
     def _save_weights(self, path: pathlib.Path) -> None:
-        temporary = path.with_name("tmp." + path.name)
-        self.network.save_weights(str(temporary))
-        os.replace(temporary, path)
+        with replacing(path) as temporary:  # tmp.best.weights.h5: Keras keeps the suffix
+            self.network.save_weights(str(temporary))
 
     def _write_metrics(self, keep_test_probabilities: bool = False) -> dict:
         evaluation_start = time.perf_counter()
         scores = score_matrix(self.network, self.data.test_states, self.goal_tokens)
         kept = {}
         if keep_test_probabilities:  # before metrics.json, which marks the run finished
-            path = self.root_dir / TEST_PROBABILITIES
-            with open(path.with_name("tmp." + path.name), "wb") as file:
-                np.save(file, scores)
-            os.replace(path.with_name("tmp." + path.name), path)
-            kept["test_probabilities"] = {
-                "file": TEST_PROBABILITIES,
-                "states": states_fingerprint(self.data.test_states),
-            }
+            kept["test_probabilities"] = test_probabilities.keep_test_probabilities(
+                self.root_dir, scores, self.data.test_states
+            )
         metrics = {
             "config": dataclasses.asdict(self.config),
             "learning_rate": self.config.resolved_learning_rate,
@@ -371,16 +363,8 @@ class SupervisedTrainer:
             **kept,
             **held_out_metrics(self.data, scores),
         }
-        path = self.root_dir / "metrics.json"
-        temporary = path.with_name("tmp.metrics.json")
-        temporary.write_text(json.dumps(metrics, indent=1))
-        os.replace(temporary, path)
+        write_text_atomically(self.root_dir / "metrics.json", json.dumps(metrics, indent=1))
         return metrics
-
-
-def states_fingerprint(states: np.ndarray) -> str:
-    """A short hash of states [S, D]: whether saved probabilities are of these states."""
-    return hashlib.sha1(np.ascontiguousarray(states, np.float32).tobytes()).hexdigest()[:16]
 
 
 def held_out_metrics(data: SupervisedData, scores: np.ndarray) -> dict:

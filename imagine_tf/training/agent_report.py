@@ -19,7 +19,7 @@ import time
 from typing import Sequence
 
 from imagine_tf.training import run_layout
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 
 

@@ -23,7 +23,7 @@ import tensorflow as tf
 
 from imagine_tf.agents.episode_replay import decode_rng_state, encode_rng_state
 from imagine_tf.training import run_layout
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.training.config import TrainConfig, config_differences
 from imagine_tf.training.learner import Learner
 from imagine_tf.training.replay_checkpoint import ReplayCheckpoint

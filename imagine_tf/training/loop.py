@@ -16,7 +16,7 @@ from typing import Callable
 import tensorflow as tf
 from tqdm import tqdm
 
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.training.episode_batch import EpisodeBatch
 from imagine_tf.training.learner import Learner
 from imagine_tf.training.learner_state import LearnerCheckpoint

@@ -21,6 +21,7 @@ import pathlib
 import numpy as np
 
 from imagine_tf.agents.episode_replay import EPISODE_FIELDS, EpisodeReplay
+from imagine_tf.atomic_files import replacing
 
 
 class ReplayCheckpoint:
@@ -49,9 +50,8 @@ class ReplayCheckpoint:
         slots = np.arange(first, stop) % replay.capacity
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"episodes_{first:012d}.npz"
-        temporary = self.directory / f"partial_{path.name}"
-        np.savez(temporary, **{name: getattr(replay, name)[slots] for name in EPISODE_FIELDS})
-        os.replace(temporary, path)
+        with replacing(path) as temporary:
+            np.savez(temporary, **{name: getattr(replay, name)[slots] for name in EPISODE_FIELDS})
         self.saved_until = stop
 
     def prune(self, capacity: int) -> None:

@@ -18,7 +18,7 @@ K times the training cost.
 * Probability = mean over members of each member's probability (not the mean logit, and not a
   majority vote; on the study's seeds 0–3 the three gave the same F1 within 0.02).
 * Members trained by a study of ensembles keep their test probabilities
-  (`supervised_training.TEST_PROBABILITIES`); when every member has them, for the same test
+  (`reward/test_probabilities.py`); when every member has them, for the same test
   states, the ensemble averages them instead of running its K networks over the test states
   again (``scored_from`` in its metrics).
 """
@@ -35,7 +35,7 @@ import numpy as np
 
 from imagine_tf.data.supervised import SupervisedData
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 
 
 def member_seeds(seed: int, size: int, first: int = 0) -> list[int]:
@@ -64,20 +64,16 @@ def _member_metrics(directory: pathlib.Path) -> dict:
 
 
 def _saved_mean(data: SupervisedData, members: list, member_metrics: list) -> np.ndarray | None:
-    """The mean of the members' saved test probabilities [S, G]; None unless every member
-    saved them for ``data``'s test states and goals."""
-    from imagine_tf.reward.supervised_training import states_fingerprint
+    """The mean of the members' kept test probabilities [S, G]; None unless every member kept
+    them for ``data``'s test states and goals."""
+    from imagine_tf.reward.test_probabilities import kept_test_probabilities, states_fingerprint
 
-    fingerprint, shape = states_fingerprint(data.test_states), data.test_labels.shape
-    saved = [m.get("test_probabilities") for m in member_metrics]
-    if not all(
-        s and s["states"] == fingerprint and (d / s["file"]).is_file()
-        for d, s in zip(members, saved)
-    ):
-        return None
-    arrays = [np.load(d / s["file"]) for d, s in zip(members, saved)]
-    if any(a.shape != shape for a in arrays):
-        return None
+    fingerprint, arrays = states_fingerprint(data.test_states), []
+    for directory, metrics in zip(members, member_metrics):
+        array = kept_test_probabilities(directory, metrics, fingerprint)
+        if array is None or array.shape != data.test_labels.shape:
+            return None
+        arrays.append(array)
     return np.mean(arrays, axis=0, dtype=np.float32)
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
-from imagine_tf.training.atomic_files import save_figure_atomically, write_text_atomically
+from imagine_tf.atomic_files import save_figure_atomically, write_text_atomically
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 from imagine_tf.training.reward_config import RewardStudyConfig, RewardTrainConfig
 from imagine_tf.training.reward_ensemble import ensemble_directory, evaluate_ensemble, member_seeds

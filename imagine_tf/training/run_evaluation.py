@@ -9,7 +9,7 @@ import numpy as np
 from imagine_tf.language import grammar
 from imagine_tf.language.goal_invention import coverage
 from imagine_tf.training import run_layout
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.training.evaluation import PREDICATES
 from imagine_tf.training.model_loading import load_agent
 from imagine_tf.training.run_layout import RunLayout

@@ -26,7 +26,7 @@ import os
 import pathlib
 import shutil
 
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.training import run_layout
 from imagine_tf.training.run_layout import checkpoint_logs
 from imagine_tf.training.run_lock import RunLock

@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from imagine_tf.env.rendering import render_states, write_episode
-from imagine_tf.training.atomic_files import save_figure_atomically
+from imagine_tf.atomic_files import save_figure_atomically
 from imagine_tf.training.failure_modes import GROW_LOG_KEYS, GROW_OUTCOMES
 
 

@@ -20,7 +20,7 @@ from typing import Callable
 
 import keras_tuner
 
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.training.run_lock import RunLock
 from imagine_tf.tuning.search_report import search_report, write_report
 

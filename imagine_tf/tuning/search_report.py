@@ -14,7 +14,7 @@ import os
 
 import keras_tuner
 
-from imagine_tf.training.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_text_atomically
 
 COMPLETED = "COMPLETED"
 

@@ -10,12 +10,12 @@ from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.supervised_training import (
-    TEST_PROBABILITIES,
     SupervisedTrainer,
     TrainingConfig,
     f1_per_goal,
     score_matrix,
 )
+from imagine_tf.reward.test_probabilities import TEST_PROBABILITIES
 from imagine_tf.training.model_loading import load_reward_network
 from imagine_tf.training.reward_ensemble import evaluate_ensemble, member_seeds
 from imagine_tf.training.reward_study import collect_study

@@ -9,7 +9,7 @@ from typing import Iterator
 
 
 @contextlib.contextmanager
-def _replacing(path: str | os.PathLike) -> Iterator[pathlib.Path]:
+def replacing(path: str | os.PathLike) -> Iterator[pathlib.Path]:
     """Yields ``tmp.NAME`` beside ``path`` to write; renames it onto ``path`` if the block ends
     without an error (a reader sees the old file or the new one, never half of one)."""
     path = pathlib.Path(path)
@@ -20,7 +20,7 @@ def _replacing(path: str | os.PathLike) -> Iterator[pathlib.Path]:
 
 def write_text_atomically(path: str | os.PathLike, text: str) -> None:
     """Writes ``text`` to ``path``; a reader never sees half a file."""
-    with _replacing(path) as temporary:
+    with replacing(path) as temporary:
         temporary.write_text(text)
 
 
@@ -28,7 +28,7 @@ def save_figure_atomically(figure, path: str | os.PathLike, dpi: int = 120) -> N
     """Saves a matplotlib figure as PNG to ``path`` atomically, then closes it."""
     import matplotlib.pyplot as plt
 
-    with _replacing(path) as temporary:
+    with replacing(path) as temporary:
         figure.savefig(temporary, format="png", dpi=dpi)
     plt.close(figure)
 
@@ -37,5 +37,5 @@ def save_array_atomically(path: str | os.PathLike, array) -> None:
     """Saves a numpy array as ``.npy`` to ``path`` atomically."""
     import numpy as np
 
-    with _replacing(path) as temporary, open(temporary, "wb") as file:
+    with replacing(path) as temporary, open(temporary, "wb") as file:
         np.save(file, array)  # a file object: np.save adds no ".npy" suffix
