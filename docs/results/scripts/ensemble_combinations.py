@@ -1,7 +1,7 @@
 """Table 1 F1 of every K-run ensemble of finished reward runs (sampled when there are many).
 
 An ensemble's probability is the mean of its members' (`reward_ensemble`). Each run's
-probabilities on the study's test states, for the goals of Table 1 only, come from its saved
+probabilities on the study's test states, for the goals of Table 1 only, come from its kept
 test probabilities (an ensemble's member keeps them) or are scored once and cached as float16 in
 ``--cache-dir`` (a stopped analysis resumes). Then for each K in
 ``--sizes``, every K-combination of the runs (or ``--max-combinations`` drawn without
@@ -55,11 +55,12 @@ args = parser.parse_args()
 limit_threads(args.threads)
 
 from imagine_tf.data.supervised import goal_set, load_supervised_data  # noqa: E402
+from imagine_tf.atomic_files import save_array_atomically  # noqa: E402
 from imagine_tf.experiments.report import code_version  # noqa: E402
 from imagine_tf.language.vocabulary import Vocabulary  # noqa: E402
-from imagine_tf.reward.supervised_training import (  # noqa: E402
-    f1_per_goal,
-    score_matrix,
+from imagine_tf.reward.supervised_training import f1_per_goal, score_matrix  # noqa: E402
+from imagine_tf.reward.test_probabilities import (  # noqa: E402
+    kept_test_probabilities,
     states_fingerprint,
 )
 from imagine_tf.training import reward_study  # noqa: E402
@@ -95,42 +96,46 @@ def table_1(probabilities):
     return [float(np.nanmean(f1[m])) for m in column_masks]
 
 
-def probabilities_of(run: pathlib.Path) -> np.ndarray:
-    """The run's probabilities [S, G_scored], float16: an ensemble member's saved ones (its
-    `TEST_PROBABILITIES`, if of these test states), else scored once into the cache."""
-    saved = json.loads((run / "metrics.json").read_text()).get("test_probabilities")
-    if saved and saved["states"] == fingerprint and (run / saved["file"]).is_file():
-        return np.load(run / saved["file"])[:, scored].astype(np.float16)
+def probabilities_of(run: pathlib.Path, metrics: dict) -> np.ndarray:
+    """The run's probabilities [S, G_scored], float32: an ensemble member's kept ones (if of
+    these test states), else scored once into the cache (float16)."""
+    kept = kept_test_probabilities(run, metrics, fingerprint)
+    if kept is not None:
+        return kept[:, scored]
     cache = pathlib.Path(args.cache_dir) / f"{run.parent.name}__{run.name}.npy"
     if not cache.exists():
         network, _ = load_reward_network(run)
         cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_suffix(".partial.npy")
-        np.save(partial, score_matrix(network, data.test_states, tokens).astype(np.float16))
-        partial.replace(cache)
+        probabilities = score_matrix(network, data.test_states, tokens)
+        save_array_atomically(cache, probabilities.astype(np.float16))
         print(f"scored {run}", flush=True)
-    return np.load(cache)
+    return np.load(cache).astype(np.float32)
 
 
-def own_table_1(run: pathlib.Path) -> list:
-    summary = json.loads((run / "metrics.json").read_text())["summary"]
+def own_table_1(metrics: dict) -> list:
+    summary = metrics["summary"]
     return [summary[c.split(".")[0]][c.split(".")[1]]["f1"] for c in COLUMNS]
 
 
+def read_metrics(run: pathlib.Path) -> dict:
+    return json.loads((run / "metrics.json").read_text())
+
+
 runs = [pathlib.Path(r) for r in args.runs]
-scores = [probabilities_of(r) for r in runs]
+run_metrics = [read_metrics(r) for r in runs]
+scores = [probabilities_of(r, m) for r, m in zip(runs, run_metrics)]
 largest_gap = max(  # float16 storage may move a probability across 0.5: allow a little
-    abs(a - b) for s, r in zip(scores, runs) for a, b in zip(table_1(s), own_table_1(r))
+    abs(a - b) for s, m in zip(scores, run_metrics) for a, b in zip(table_1(s), own_table_1(m))
 )
 if largest_gap > 0.01:
     raise SystemExit(f"K = 1 differs from the runs' metrics.json by {largest_gap:.4f}.")
 
+resolved = [r.resolve() for r in runs]
 for ensemble in map(pathlib.Path, args.ensembles):
-    members = json.loads((ensemble / "metrics.json").read_text())["members"]
-    member_runs = [(ensemble / m["run"]).resolve() for m in members]
-    indices = [[r.resolve() for r in runs].index(m) for m in member_runs]
-    mean = np.mean([scores[i].astype(np.float32) for i in indices], axis=0)
-    gap = max(abs(a - b) for a, b in zip(table_1(mean), own_table_1(ensemble)))
+    ensemble_metrics = read_metrics(ensemble)
+    members = [(ensemble / m["run"]).resolve() for m in ensemble_metrics["members"]]
+    mean = np.mean([scores[resolved.index(m)] for m in members], axis=0)
+    gap = max(abs(a - b) for a, b in zip(table_1(mean), own_table_1(ensemble_metrics)))
     largest_gap = max(largest_gap, gap)
     if gap > 0.01:
         raise SystemExit(f"{ensemble} differs from its members' mean by {gap:.4f}.")
@@ -146,9 +151,7 @@ for size in args.sizes:
         while len(drawn) < args.max_combinations:
             drawn.add(tuple(sorted(rng.choice(len(runs), size, replace=False).tolist())))
         combinations = sorted(drawn)
-    values = np.array(
-        [table_1(np.mean([scores[i].astype(np.float32) for i in c], axis=0)) for c in combinations]
-    )
+    values = np.array([table_1(np.mean([scores[i] for i in c], axis=0)) for c in combinations])
     meets = values >= np.array(TARGETS)
     by_size[str(size)] = {
         "combinations": len(combinations),
