@@ -15,7 +15,8 @@ have one, and how many were left out is reported.
 
 The run directory holds TensorBoard summaries, a checkpoint per epoch (training resumes from the
 latest one), `network.json` (the network's config), `best.weights.h5` and, at the end,
-`metrics.json` (and, for an ensemble's member, its test probabilities: `test_probabilities`).
+`metrics.json` (and, for an ensemble's member, its test probabilities:
+`reward/test_probabilities.py`).
 """
 
 from __future__ import annotations

@@ -29,12 +29,14 @@ def keep_test_probabilities(
 
 
 def kept_test_probabilities(
-    run_dir: str | os.PathLike, metrics: dict, fingerprint: str
+    run_dir: str | os.PathLike, metrics: dict, fingerprint: str, shape: tuple[int, int]
 ) -> np.ndarray | None:
     """A finished run's kept test probabilities [S, G], or None if it kept none, or none for
-    the test states of ``fingerprint``."""
+    the test states of ``fingerprint`` and ``shape`` = (S, G) (the hash covers the states,
+    the shape also the number of goals)."""
     kept = metrics.get("test_probabilities")
     path = pathlib.Path(run_dir) / kept["file"] if kept else None
     if path is None or kept["states"] != fingerprint or not path.is_file():
         return None
-    return np.load(path)
+    array = np.load(path, mmap_mode="r")  # the header first: a wrong shape reads no data
+    return np.asarray(array) if array.shape == tuple(shape) else None

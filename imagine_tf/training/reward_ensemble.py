@@ -63,15 +63,15 @@ def _member_metrics(directory: pathlib.Path) -> dict:
     return json.loads(path.read_text())
 
 
-def _saved_mean(data: SupervisedData, members: list, member_metrics: list) -> np.ndarray | None:
+def _kept_mean(data: SupervisedData, members: list, member_metrics: list) -> np.ndarray | None:
     """The mean of the members' kept test probabilities [S, G]; None unless every member kept
     them for ``data``'s test states and goals."""
     from imagine_tf.reward.test_probabilities import kept_test_probabilities, states_fingerprint
 
     fingerprint, arrays = states_fingerprint(data.test_states), []
     for directory, metrics in zip(members, member_metrics):
-        array = kept_test_probabilities(directory, metrics, fingerprint)
-        if array is None or array.shape != data.test_labels.shape:
+        array = kept_test_probabilities(directory, metrics, fingerprint, data.test_labels.shape)
+        if array is None:
             return None
         arrays.append(array)
     return np.mean(arrays, axis=0, dtype=np.float32)
@@ -114,7 +114,7 @@ def evaluate_ensemble(
             "goals): evaluate an ensemble on the goal set of its members' study."
         )
     start = time.perf_counter()
-    scores = _saved_mean(data, members, member_metrics)
+    scores = _kept_mean(data, members, member_metrics)
     scored_from = "the members' saved test probabilities"
     if scores is None:
         ensemble = RewardEnsemble([load_reward_network(d)[0] for d in members])

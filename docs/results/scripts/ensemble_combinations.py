@@ -99,7 +99,7 @@ def table_1(probabilities):
 def probabilities_of(run: pathlib.Path, metrics: dict) -> np.ndarray:
     """The run's probabilities [S, G_scored], float32: an ensemble member's kept ones (if of
     these test states), else scored once into the cache (float16)."""
-    kept = kept_test_probabilities(run, metrics, fingerprint)
+    kept = kept_test_probabilities(run, metrics, fingerprint, data.test_labels.shape)
     if kept is not None:
         return kept[:, scored]
     cache = pathlib.Path(args.cache_dir) / f"{run.parent.name}__{run.name}.npy"
