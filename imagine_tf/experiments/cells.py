@@ -3,7 +3,9 @@
 A cell is an ordinary run made by the ordinary commands, so it resumes like any run:
 
 * agent: `imagine-tf train` to ``num_epochs`` (one thread), then `imagine-tf eval` with
-  ``repetitions`` episodes per goal, at the run's N and at each of ``eval_num_objects``;
+  ``repetitions`` episodes per goal, at the run's N and at each of ``eval_num_objects``; a
+  configuration with "fork_from" starts as `imagine-tf train --fork-from` the source
+  configuration's cell of the same seed, once that cell is finished (`Cell.source`);
 * reward: `imagine-tf reward train` (supervised, on the TFDS dataset);
 * reward_study: `imagine-tf reward study --seeds S` with the configuration's gin files and
   bindings (e.g. ``RewardStudyConfig.ensemble_size = 3``: one ensemble per seed).
@@ -41,6 +43,21 @@ class Cell:
     @property
     def name(self) -> str:
         return f"{self.label}_s{self.seed}"
+
+    @property
+    def num_epochs(self) -> int:
+        """The epoch this cell trains to and is evaluated at."""
+        return self.spec.num_epochs_of(self.label)
+
+    @property
+    def source(self) -> "Cell | None":
+        """The cell this one forks from (same seed), or None."""
+        label = self.spec.fork_of(self.label)
+        return None if label is None else dataclasses.replace(self, label=label)
+
+    def ready(self) -> bool:
+        """Whether the cell can start: it forks from nothing, or from a finished cell."""
+        return self.source is None or self.source.finished()
 
     @property
     def home(self) -> tuple[pathlib.Path, str]:
@@ -118,22 +135,24 @@ class Cell:
                     *extra,
                 ]
             ]
-        if self._epochs_trained() < self.spec.num_epochs:
+        if self._epochs_trained() < self.num_epochs:
             # Only the training: which N are other than the run's own is known once it wrote
             # its config.json (the runner asks again after each command).
+            fork = [] if self.source is None else ["--fork-from", str(self.source.directory)]
             return [
                 CLI
                 + [
                     "train",
                     "--threads",
                     "1",
+                    *fork,
                     "--root-dir",
                     str(self.directory),
                     *self._gin_flags(),
                     "--gin-binding",
                     f"TrainConfig.seed = {self.seed}",
                     "--num-epochs",
-                    str(self.spec.num_epochs),
+                    str(self.num_epochs),
                     *extra,
                 ]
             ]
@@ -193,7 +212,7 @@ class Cell:
         return (
             self.directory
             / run_layout.EVALUATIONS
-            / f"epoch_{self.spec.num_epochs:04d}{suffix}.json"
+            / f"epoch_{self.num_epochs:04d}{suffix}.json"
         )
 
     def result_files(self) -> dict[int | None, pathlib.Path]:
@@ -226,17 +245,18 @@ class Cell:
         epochs = self._epochs_trained() if self.spec.kind == "agent" else 0
         if epochs == 0:
             return "to run"
-        if epochs < self.spec.num_epochs:
-            return f"epoch {epochs} of {self.spec.num_epochs}"
+        if epochs < self.num_epochs:
+            return f"epoch {epochs} of {self.num_epochs}"
         return f"evaluated at {done} of {len(files)} N"
 
     def curves(self) -> list[dict]:
-        """The in-training records (agent): progress.jsonl, up to ``num_epochs``."""
+        """The in-training records (agent): progress.jsonl, up to the cell's epochs (a fork's
+        include its source's, up to the fork)."""
         progress = self.directory / run_layout.PROGRESS
         if self.spec.kind != "agent" or not progress.exists():
             return []
         records = [json.loads(line) for line in progress.read_text().splitlines()]
-        return [r for r in records if r["epoch"] <= self.spec.num_epochs]
+        return [r for r in records if r["epoch"] <= self.num_epochs]
 
 
 def grid(spec: ExperimentSpec, root: pathlib.Path, repository: pathlib.Path) -> list[Cell]:

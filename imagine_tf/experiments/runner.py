@@ -1,9 +1,11 @@
 """Runs an experiment's unfinished cells, P at a time, each command a subprocess.
 
 Every command of a cell resumes what an earlier attempt left (the runs are resumable), so
-running the grid again after an interruption only finishes what is missing. A failing command
-stops its cell (the others go on); its log (``ROOT/CELL.log``) has the error. Ctrl-C or SIGTERM
-stops the children and returns.
+running the grid again after an interruption only finishes what is missing. A cell that forks
+from another (`Cell.source`) waits until that one is finished; cells are taken in grid order
+among those ready. A failing command stops its cell and the cells that fork from it (the others
+go on); its log (``ROOT/CELL.log``) has the error. Ctrl-C or SIGTERM stops the children and
+returns.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from typing import Callable, Sequence
 
 from imagine_tf.experiments.cells import Cell
@@ -74,8 +77,25 @@ class GridRunner:
             with self._lock:
                 if not pending:
                     return
-                cell = pending.pop(0)
+                cell = self._next_ready(pending)
+            if cell is None:  # every pending cell waits for a running one
+                time.sleep(1.0)
+                continue
             self._run_cell(cell)
+
+    def _next_ready(self, pending: list[Cell]) -> Cell | None:
+        """Pops the first pending cell that can start; drops (as failed) the cells whose
+        source failed. Called with the lock held."""
+        for cell in list(pending):
+            source = cell.source
+            if source is not None and source.name in self.failed:
+                pending.remove(cell)
+                self.failed.append(cell.name)
+                self.report(f"{cell.name}: not started, its source {source.name} failed")
+            elif cell.ready():
+                pending.remove(cell)
+                return cell
+        return None
 
     def _run_cell(self, cell: Cell) -> None:
         cell.directory.parent.mkdir(parents=True, exist_ok=True)

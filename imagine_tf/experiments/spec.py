@@ -30,11 +30,16 @@ class ExperimentSpec:
         train`, supervised) or "reward_study" (`imagine-tf reward study` for one seed: its gin
         files and bindings choose the study, e.g. ``RewardStudyConfig.ensemble_size``).
       configurations: {label: {"gin_files": [...], "bindings": [...], "args": [...],
-        "seeds": S, "runs_of": "OTHER/LABEL"}}; "args" are extra command-line arguments of
-        the cell's training command (paths, threads); "seeds" (optional) runs this
-        configuration with fewer seeds; "runs_of" (optional) makes its cells the runs of
-        experiment OTHER's configuration LABEL (same seeds, in ``ROOT/../OTHER``): they train
-        once and both experiments read them (`load_experiment` copies and checks the settings).
+        "seeds": S, "runs_of": "OTHER/LABEL", "num_epochs": E, "fork_from": "LABEL"}};
+        "args" are extra command-line arguments of the cell's training command (paths,
+        threads); "seeds" (optional) runs this configuration with fewer seeds; "runs_of"
+        (optional) makes its cells the runs of experiment OTHER's configuration LABEL (same
+        seeds, in ``ROOT/../OTHER``): they train once and both experiments read them
+        (`load_experiment` copies and checks the settings); "num_epochs" (optional, agent)
+        trains this configuration's runs to E epochs instead of the experiment's; "fork_from"
+        (optional, agent) starts each of its runs as a fork (`imagine-tf train --fork-from`)
+        of configuration LABEL's run of the same seed once that one is finished: the arms of a
+        paired design share their history up to LABEL's last epoch.
       seeds: how many seeds per configuration (0 .. seeds − 1).
       num_epochs: agent runs train this many epochs.
       repetitions: evaluation episodes per goal (agent; the paper's 30).
@@ -73,6 +78,20 @@ class ExperimentSpec:
         """The seeds of configuration ``label``: its own "seeds", at most `seeds`."""
         return min(self.configurations[label].get("seeds", self.seeds), self.seeds)
 
+    def num_epochs_of(self, label: str) -> int:
+        """The epochs configuration ``label`` trains to: its own "num_epochs", or `num_epochs`."""
+        return int(self.configurations[label].get("num_epochs", self.num_epochs))
+
+    def fork_of(self, label: str) -> str | None:
+        """The configuration whose runs configuration ``label`` forks from, or None."""
+        return self.configurations[label].get("fork_from")
+
+    def paired(self, a: str, b: str) -> bool:
+        """Whether the cells of ``a`` and ``b`` with one seed are pairs: forks of one run (the
+        same "fork_from"), or one a fork of the other."""
+        source_a, source_b = self.fork_of(a), self.fork_of(b)
+        return (source_a is not None and source_a == source_b) or b == source_a or a == source_b
+
     def runs_of(self, label: str) -> tuple[str, str] | None:
         """(experiment, label) whose runs configuration ``label`` shares, or None."""
         shared = self.configurations[label].get("runs_of")
@@ -91,8 +110,9 @@ class ExperimentSpec:
                 f"{len(self.configurations)} configurations, {self.seeds} seeds, "
                 f"{len(self.metrics)} metrics."
             )
+        keys = {"gin_files", "bindings", "args", "seeds", "runs_of", "num_epochs", "fork_from"}
         for label, configuration in self.configurations.items():
-            unknown = set(configuration) - {"gin_files", "bindings", "args", "seeds", "runs_of"}
+            unknown = set(configuration) - keys
             seeds = configuration.get("seeds", 1)
             shared = configuration.get("runs_of")
             bad_share = shared is not None and (
@@ -103,8 +123,10 @@ class ExperimentSpec:
                 raise ValueError(
                     f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
                     "gin_files, bindings, args, seeds (an int >= 1), runs_of "
-                    f"('EXPERIMENT/LABEL'); got {configuration}."
+                    "('EXPERIMENT/LABEL'), num_epochs (an int >= 1), fork_from (a label); "
+                    f"got {configuration}."
                 )
+            self._check_fork(label, configuration)
         for label, values in self.paper_values.items():
             if label not in self.configurations or not _paper_figures(values, self.metrics):
                 raise ValueError(
@@ -119,6 +141,33 @@ class ExperimentSpec:
                     f"Comparison {pair!r} of {self.name!r}: two of the configurations "
                     f"{sorted(self.configurations)}."
                 )
+
+
+    def _check_fork(self, label: str, configuration: dict) -> None:
+        """A configuration's own epochs and fork source are consistent (agent grids only)."""
+        epochs, source = configuration.get("num_epochs"), configuration.get("fork_from")
+        problems = []
+        if epochs is not None and (not isinstance(epochs, int) or epochs < 1):
+            problems.append(f"num_epochs must be an int >= 1, got {epochs!r}")
+        if (epochs is not None or source is not None) and self.kind != "agent":
+            problems.append(f"num_epochs and fork_from need kind 'agent', not {self.kind!r}")
+        if source is not None:
+            other = self.configurations.get(source)
+            if other is None or source == label:
+                problems.append(f"fork_from names no other configuration: {source!r}")
+            elif other.get("fork_from") is not None:
+                problems.append(f"{source!r} is itself a fork; fork from its source")
+            elif self.num_epochs_of(source) >= self.num_epochs_of(label):
+                problems.append(
+                    f"it trains to epoch {self.num_epochs_of(label)}, but {source!r} already "
+                    f"reaches epoch {self.num_epochs_of(source)}"
+                )
+            elif self.seeds_of(label) > self.seeds_of(source):
+                problems.append(f"{source!r} has fewer seeds")
+            if "runs_of" in configuration:
+                problems.append("a fork cannot share another experiment's runs (runs_of)")
+        if problems:
+            raise ValueError(f"Configuration {label!r} of {self.name!r}: " + "; ".join(problems))
 
 
 def _paper_figures(values, metrics: dict) -> bool:

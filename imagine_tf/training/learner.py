@@ -29,14 +29,15 @@ import tensorflow as tf
 from tf_agents.trajectories import policy_step, time_step as ts, trajectory
 
 from imagine_tf.agents.goal_sampler import KnownGoals
-from imagine_tf.agents.her_relabeler import OracleScorer
+from imagine_tf.agents.her_relabeler import LearnedRewardScorer, OracleScorer
 from imagine_tf.language import grammar
-from imagine_tf.language.goal_invention import GoalImagination, coverage
+from imagine_tf.language.goal_invention import GoalImagination
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.training.builder import EMBEDDING_UNITS, RunBuilder
 from imagine_tf.training.episode_batch import EpisodeBatch, GoalView, PolicySnapshot
 from imagine_tf.training.evaluation import PREDICATES, PolicyEvaluator
 from imagine_tf.training.failure_modes import GROW_LOG_KEYS
+from imagine_tf.training.test_goal_probe import TestGoalProbe, imagination_record
 
 
 class Learner:
@@ -71,6 +72,8 @@ class Learner:
         self.relabeler = builder.make_relabeler(self.reward_network)
         self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self.evaluator = PolicyEvaluator(builder, self.agent.actor_network, self.encode_goals)
+        # The learned reward on the test goals, per epoch (analysis only: `TestGoalProbe`).
+        self.probe = TestGoalProbe(config.num_objects) if config.reward == "learned" else None
         self._update = tf.function(self._update_step)
         self.goals_version = 0  # changes whenever the goals or their embeddings change
         self._new_states = 0  # final states observed this epoch (the reward update's held-out)
@@ -269,14 +272,33 @@ class Learner:
         return report
 
     def _imagination_record(self) -> dict:
+        """The imagined set's size, precision and test coverage (with imagination on)."""
         if self.imagination.method == "none":
             return {}
-        imagined = self.imagination.imagined
-        found = coverage(imagined)
+        return imagination_record(
+            self.imagination.imagined, len(self.goals), self.goals.num_discovered
+        )
+
+    def _probe_record(self) -> dict:
+        """The learned reward's F1 on the probe's states: over all test goals, and over the
+        imagined ones (None before any is imagined)."""
+        if self.probe is None:
+            return {}
+        scorer = self.relabeler.scorer
+        if not isinstance(scorer, LearnedRewardScorer):
+            scorer = LearnedRewardScorer(self.reward_network)
+
+        def predict(states, goals):
+            embeddings = self.encode_goals(self.builder.goal_tokens(goals))
+            ids = tf.zeros([len(goals)], tf.int64)  # the learned reward reads no ids
+            return scorer.scan(tf.constant(states), ids, embeddings).numpy()
+
+        imagined = set(self.imagination.imagined)
         return {
-            "imagined_goals": len(imagined),
-            "imagined_test_goals": found["test_goals_found"],
-            "imagined_known_goals": int(len(self.goals) - self.goals.num_discovered),
+            "reward_test_goal_f1": self.probe.f1(self.probe.goals, predict),
+            "reward_imagined_test_goal_f1": self.probe.f1(
+                [g for g in self.probe.goals if g in imagined], predict
+            ),
         }
 
     def end_epoch(self, timings: dict[str, float]) -> dict:
@@ -288,6 +310,7 @@ class Learner:
         start = time.perf_counter()
         reward_report = self.update_reward()
         timings["reward"] = time.perf_counter() - start
+        probe = self._probe_record()
         start = time.perf_counter()
         train_success, grow_outcomes = self.evaluator.evaluate_with_outcomes(grammar.train_goals())
         test_success = self.evaluator.evaluate(grammar.test_goals())
@@ -306,6 +329,7 @@ class Learner:
             "policy_lag_updates": float(np.mean(self._policy_lags)) if self._policy_lags else None,
             "reward_epochs": reward_report.get("epochs"),
             "reward_held_out_f1": reward_report.get("held_out_f1"),
+            **probe,
             "eval_train_success": float(np.mean(list(train_success.values()))),
             "eval_test_success": float(np.mean(list(test_success.values()))),
             **{

@@ -143,3 +143,22 @@ def test_a_checkpoint_restores_the_imagined_set_and_the_heuristic(learner, tmp_p
         restored.embedding_table[:count], learner.embedding_table[:count], atol=1e-6
     )  # recomputed from the restored encoder
     assert restored.rng.random() == learner.rng.random()
+
+
+def test_each_epoch_logs_the_imagined_set_and_the_learned_reward_on_test_goals():
+    config = dataclasses.replace(
+        CONFIG, reward="learned", reward_architecture="ma", reward_max_epochs=2
+    )
+    learner = Learner(RunBuilder(config))
+    learner.observe(
+        _batch(learner.builder, ["Grasp red cat", "Grasp blue dog", "Grow green cat", "Go left"])
+    )
+    record = learner.end_epoch({})
+    assert record["imagined_goals"] == len(learner.imagination.imagined) > 0
+    assert record["imagined_test_coverage"] == record["imagined_test_goals"] / 64
+    assert 0 < record["imagined_precision"] <= 1
+    assert 0 <= record["reward_test_goal_f1"] <= 1
+    if record["imagined_test_goals"]:
+        assert 0 <= record["reward_imagined_test_goal_f1"] <= 1
+    oracle_run = Learner(RunBuilder(CONFIG)).end_epoch({})  # no learned reward: no probe
+    assert "reward_test_goal_f1" not in oracle_run and "imagined_precision" in oracle_run

@@ -1,0 +1,85 @@
+"""`TestGoalProbe`: how well the learned reward recognises the test goals, epoch by epoch.
+
+IMAGINE's explanation of why imagination helps (Colas et al. 2020, §4.3) is that the reward
+model, trained only on the partner's training-goal descriptions, already generalizes to test
+goals; imagined test goals are then pursued and relabelled with a reward that is mostly right.
+The probe measures that mechanism on a fixed set of labelled states, the same for every run,
+arm and epoch:
+
+* states: the final states of ``episodes_per_goal`` episodes of the scripted expert per test
+  goal (64 goals), in scenes made for that goal (seed ``seed``, N = the run's objects);
+* labels: the oracle's verdict for every (state, test goal) pair, bool [S, 64];
+* F1: per goal over the probe states, averaged over the goals given that have a positive
+  state (the reward co-training's held-out F1, on other states and goals).
+
+The probe is analysis only: nothing it measures feeds back into training.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from imagine_tf.language import grammar, oracle
+from imagine_tf.language.goal_table import GoalTable
+
+PROBE_SEED = 2020
+
+
+class TestGoalProbe:
+    """Labelled final states for the 64 test goals.
+
+    Args:
+      num_objects: N of the probe's scenes (the run's).
+      episodes_per_goal: expert episodes per test goal.
+      seed: the scenes' and the expert's seed (one fixed probe for every run).
+    """
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, num_objects: int, episodes_per_goal: int = 4, seed: int = PROBE_SEED):
+        from imagine_tf.playground import play  # the env and the expert: only when probing
+
+        self.goals = tuple(grammar.test_goals())
+        result = play(
+            list(self.goals) * episodes_per_goal,
+            policy="scripted",
+            num_objects=num_objects,
+            seed=seed,
+        )
+        self.states = result.states[-1].astype(np.float32)  # s_T, [S, D]
+        self.labels = oracle.achieved_matrix(self.states, GoalTable.from_sentences(self.goals))
+        self._column = {goal: i for i, goal in enumerate(self.goals)}
+
+    def f1(self, goals: Sequence[str], predict: Callable[[np.ndarray, list[str]], np.ndarray]):
+        """Mean per-goal F1 of ``predict(states [S, D], goals) -> bool [S, K]`` over the test
+        goals among ``goals`` that have a positive probe state; None if there is none."""
+        chosen = [g for g in goals if g in self._column and self.labels[:, self._column[g]].any()]
+        if not chosen:
+            return None
+        labels = self.labels[:, [self._column[g] for g in chosen]]
+        predicted = np.asarray(predict(self.states, chosen), bool)
+        return float(np.mean(per_goal_f1(predicted, labels)))
+
+
+def per_goal_f1(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """F1 per column of bool [S, K] predictions against bool [S, K] labels (0 where a column
+    has no true positive)."""
+    true_positives = (predicted & labels).sum(0)
+    denominator = predicted.sum(0) + labels.sum(0)
+    return np.where(denominator > 0, 2 * true_positives / np.maximum(denominator, 1), 0.0)
+
+
+def imagination_record(imagined: Sequence[str], known: int, discovered: int) -> dict:
+    """The imagined set against the test goals: size, precision (share of imagined goals that
+    are test goals) and coverage (share of the test goals imagined)."""
+    test = set(grammar.test_goals())
+    found = len(set(imagined) & test)
+    return {
+        "imagined_goals": len(imagined),
+        "imagined_test_goals": found,
+        "imagined_known_goals": int(known - discovered),
+        "imagined_precision": found / len(imagined) if imagined else None,
+        "imagined_test_coverage": found / len(test),
+    }

@@ -1,0 +1,89 @@
+"""Paired grids: configurations that fork from another's run of the same seed
+(`fork_from`, `num_epochs`): validation, waiting for the source, the fork commands."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from imagine_tf.experiments.cells import grid
+from imagine_tf.experiments.spec import ExperimentSpec
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+FORKS = """
+ExperimentSpec.name = "forks"
+ExperimentSpec.kind = "agent"
+ExperimentSpec.configurations = {
+    "trunk": {"gin_files": ["configs/smoke.gin"], "bindings": [], "num_epochs": 1},
+    "same": {"gin_files": ["configs/smoke.gin"], "bindings": [], "fork_from": "trunk"},
+    "other": {"gin_files": ["configs/smoke.gin"],
+              "bindings": ["TrainConfig.final_goal_ratio = 0.25"], "fork_from": "trunk"},
+}
+ExperimentSpec.seeds = 1
+ExperimentSpec.num_epochs = 2
+ExperimentSpec.repetitions = 1
+ExperimentSpec.metrics = {"train SR": "train_success"}
+ExperimentSpec.comparisons = (("other", "same"),)
+ExperimentSpec.figure = "curves"
+"""
+
+
+def _spec(**configurations):
+    return ExperimentSpec(configurations=configurations, metrics={"m": "x"}, num_epochs=4)
+
+
+@pytest.mark.parametrize(
+    "configurations, message",
+    [
+        ({"a": {"fork_from": "b"}}, "names no other configuration"),
+        ({"a": {"fork_from": "a"}}, "names no other configuration"),
+        ({"t": {"num_epochs": 4}, "a": {"fork_from": "t"}}, "already reaches epoch 4"),
+        ({"t": {"num_epochs": 0}}, "num_epochs must be an int >= 1"),
+        (
+            {"t": {"num_epochs": 1}, "a": {"fork_from": "t"}, "b": {"fork_from": "a"}},
+            "is itself a fork",
+        ),
+        ({"t": {"num_epochs": 1, "seeds": 2}, "a": {"fork_from": "t"}}, "fewer seeds"),
+    ],
+)
+def test_bad_forks_are_refused_naming_what_is_wrong(configurations, message):
+    with pytest.raises(ValueError, match=message):
+        _spec(**configurations)
+
+
+def test_forks_of_one_trunk_are_paired_and_wait_for_it(tmp_path):
+    spec = _spec(t={"num_epochs": 1}, a={"fork_from": "t"}, b={"fork_from": "t"}, c={})
+    assert spec.paired("a", "b") and spec.paired("a", "t") and not spec.paired("a", "c")
+    cells = {cell.name: cell for cell in grid(spec, tmp_path, ROOT)}
+    assert cells["t_s0"].ready() and not cells["a_s0"].ready()
+    command = cells["a_s0"].commands()[0]
+    assert command[command.index("--fork-from") + 1] == str(tmp_path / "t_s0")
+    assert command[command.index("--num-epochs") + 1] == "4"
+    assert cells["t_s0"].commands()[0][-1] == "1"  # the trunk trains to its own epoch
+
+
+def test_a_paired_grid_forks_each_arm_from_the_finished_trunk(tmp_path):
+    (tmp_path / "forks.gin").write_text(FORKS)
+    runs, out = tmp_path / "runs", tmp_path / "out"
+    command = [sys.executable, "-m", "imagine_tf.cli.main", "experiment"]
+    command += [str(tmp_path / "forks.gin"), "--root-dir", str(runs), "--out-dir", str(out)]
+    result = subprocess.run(
+        [*command, "--parallel", "2"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    trunk = [json.loads(line) for line in (runs / "trunk_s0" / "progress.jsonl").open()]
+    assert [r["epoch"] for r in trunk] == [1]
+    for arm in ("same", "other"):
+        fork = json.loads((runs / f"{arm}_s0" / "fork.json").read_text())
+        assert fork["source"] == str(runs / "trunk_s0") and fork["epoch"] == 1
+        progress = [json.loads(line) for line in (runs / f"{arm}_s0" / "progress.jsonl").open()]
+        assert [r["epoch"] for r in progress] == [1, 2] and progress[0] == trunk[0]
+        assert (runs / f"{arm}_s0" / "evaluations" / "epoch_0002.json").exists()
+    changed = json.loads((runs / "other_s0" / "fork.json").read_text())["changed"]
+    assert changed == {"final_goal_ratio": [0.5, 0.25]}
+    record = json.loads((out / "forks.json").read_text())
+    assert "--fork-from" in record["cell_commands"]["other_s0"]
+    assert "--fork-from" not in record["cell_commands"]["trunk_s0"]

@@ -1,0 +1,51 @@
+"""`TestGoalProbe`: fixed labelled states for the test goals, the reward's F1 on them, and the
+imagined set's precision and coverage, as the learner logs them per epoch."""
+
+import numpy as np
+import pytest
+
+from imagine_tf.language import grammar
+from imagine_tf.training.test_goal_probe import TestGoalProbe, imagination_record, per_goal_f1
+
+
+@pytest.fixture(scope="module")
+def probe():
+    return TestGoalProbe(num_objects=3, episodes_per_goal=2)
+
+
+def test_the_probe_is_the_same_for_every_run_and_has_positives_for_most_test_goals(probe):
+    again = TestGoalProbe(num_objects=3, episodes_per_goal=2)
+    np.testing.assert_array_equal(probe.states, again.states)
+    assert probe.labels.shape == (2 * 64, 64)
+    assert probe.labels.any(0).sum() >= 56  # the expert reaches almost every test goal
+
+
+def test_the_oracle_scores_f1_one_and_a_constant_guess_scores_less(probe):
+    column = {g: i for i, g in enumerate(probe.goals)}
+
+    def oracle(states, goals):
+        return probe.labels[:, [column[g] for g in goals]]
+
+    def always(states, goals):
+        return np.ones((len(states), len(goals)), bool)
+
+    assert probe.f1(probe.goals, oracle) == pytest.approx(1.0)
+    assert probe.f1(probe.goals, always) < 0.5
+    assert probe.f1(["Go left", "Grasp red cat"], oracle) is None  # no test goal among them
+
+
+def test_per_goal_f1_by_hand():
+    predicted = np.array([[1, 0], [1, 1], [0, 0]], bool)
+    labels = np.array([[1, 0], [0, 0], [1, 0]], bool)
+    # goal 0: tp 1, fp 1, fn 1 -> 0.5; goal 1: tp 0 -> 0
+    np.testing.assert_allclose(per_goal_f1(predicted, labels), [0.5, 0.0])
+
+
+def test_imagination_record_gives_precision_and_coverage():
+    test = list(grammar.test_goals())
+    record = imagination_record(test[:16] + ["Grow red door"], 200, 190)
+    assert record["imagined_goals"] == 17 and record["imagined_test_goals"] == 16
+    assert record["imagined_precision"] == pytest.approx(16 / 17)
+    assert record["imagined_test_coverage"] == pytest.approx(16 / 64)
+    assert record["imagined_known_goals"] == 10
+    assert imagination_record([], 10, 10)["imagined_precision"] is None
