@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+from imagine_tf.benchmarks.timing import machine_description
+
 
 def run_dataset_benchmark(num_episodes: int = 50_000, data_dir: str | None = None) -> dict:
     from imagine_tf.data.supervised import load_supervised_data
@@ -145,6 +147,7 @@ def _header(num_episodes: int) -> dict:
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_count": os.cpu_count(),
+        "machine": machine_description(),
         "episodes": num_episodes,
     }
 

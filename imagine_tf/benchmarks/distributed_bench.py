@@ -36,6 +36,7 @@ from imagine_tf.training.distributed_run import EpisodeQueueSource, RunProcesses
 from imagine_tf.training.learner import Learner
 from imagine_tf.training.run_layout import RunLayout
 from imagine_tf.training.train_eval import in_process_actor
+from imagine_tf.benchmarks.timing import machine_description
 
 
 def _publish(learner: Learner, container: VariableContainer) -> None:
@@ -136,6 +137,7 @@ def run_distributed_benchmark(quick: bool = False) -> dict:
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {
+            **machine_description(),
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "tensorflow": tf.__version__,

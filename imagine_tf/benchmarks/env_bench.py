@@ -10,8 +10,12 @@ Measured, single process (numpy runs these ops on one core):
 * oracle evaluations per second over [states x 255 goals].
 
 Each figure is the median of `repeats` timed runs after one warm-up run (the core's best run is
-recorded too: this VM's speed drifts by ±10 % between runs). The reference figures
-are the authors' environment on this machine (Colas et al. 2020; Karch, Colas et al. 2020; flowersteam/Imagine, the issue's targets).
+recorded too: a shared VM's speed drifts by ±10 % between runs). The record names its machine
+(CPU model, instruction set, threads).
+
+The reference figures (`REFERENCE`) are **quoted, not measured by this command**: the authors'
+environment (flowersteam/Imagine at 5d44ee1, Python 3.11, one thread) timed once on a 2-vCPU
+Intel Xeon VM, outside this repository. A speed-up against them compares two machines.
 """
 
 from __future__ import annotations
@@ -33,15 +37,20 @@ from imagine_tf.language.goal_source import GoalCatalog
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.policies.scripted_policy import ScriptedPolicy
+from imagine_tf.benchmarks.timing import machine_description
 
 BATCH_SIZES = (1, 64, 1024)
-#: The authors' environment on this machine (flowersteam/Imagine timed here): env steps, the partner per final
-#: state, the oracle per (state, goal) pair.
+#: The authors' environment, quoted (see the module docstring: `REFERENCE_CONDITIONS`): env
+#: steps, the partner per final state, the oracle per (state, goal) pair.
 REFERENCE = {
     "env_steps_per_s": 18_000,  # "≈ 16–20k/s per core"
     "partner_seconds_per_state": 0.12e-3,
     "oracle_seconds_per_state_goal_pair": 90e-6,  # flowersteam/Imagine: one (state, goal) pair
 }
+REFERENCE_CONDITIONS = (
+    "quoted, not measured by this command: flowersteam/Imagine at 5d44ee1 timed once on a "
+    "2-vCPU Intel Xeon VM (model not reported), Python 3.11.7, one thread per process"
+)
 TARGETS = {
     "env_steps_per_s_batch_1024": 1_000_000,
     "env_steps_per_s_batch_1": 20_000,
@@ -129,6 +138,7 @@ def run_env_benchmark(quick: bool = False) -> dict:
     results = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {
+            **machine_description(),
             "cpu_count": os.cpu_count(),
             "processor": platform.processor() or platform.machine(),
             "python": platform.python_version(),
@@ -158,7 +168,7 @@ def run_env_benchmark(quick: bool = False) -> dict:
                 oracle_rate * len(table) * REFERENCE["oracle_seconds_per_state_goal_pair"], 1
             ),
         },
-        "reference": REFERENCE,
+        "reference": {**REFERENCE, "conditions": REFERENCE_CONDITIONS},
         "targets": TARGETS,
     }
     results["targets_met"] = {

@@ -36,6 +36,7 @@ import tensorflow as tf
 
 from imagine_tf.benchmarks.rest_bench import mixed_soak, rest_measures
 from imagine_tf.benchmarks.timing import resident_mb, run_together, timed
+from imagine_tf.benchmarks.timing import machine_description
 
 TARGETS = {
     "p50_ms": 2.0,
@@ -197,7 +198,11 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
     p50, p99 = np.percentile(latency, [50, 99])
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "tensorflow": tf.__version__},
+        "machine": {
+            **machine_description(),
+            "cpus": os.cpu_count(),
+            "tensorflow": tf.__version__,
+        },
         "setup": "server and client on the same 2-core machine, loopback; MA reward, N = 3, signature score",
         "one_pair": {
             "server_flags": "batching off",

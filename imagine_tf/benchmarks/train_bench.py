@@ -15,9 +15,11 @@ reward, N = 3), the single-process loop of `imagine-tf train`:
   the discovered goals are filled up to 50 (from the partner's goals) so that every update
   scores K = 50 candidates, as in steady state, and the update function is traced.
 
-The reference (flowersteam/Imagine timed on this machine type): 12 updates/s per core (55 ms relabelling +
-28 ms actor / critic), 2,360 collection steps/s per core, ≈ 1,500 core-seconds per epoch,
-reward retraining 45–79 s.
+The reference figures (`REFERENCE`) are **quoted, not measured by this command**: the authors'
+loop (flowersteam/Imagine at 5d44ee1, torch 2.13 CPU, one thread per MPI rank) timed once on a
+2-vCPU Intel Xeon VM outside this repository: 12 updates/s per core (55 ms relabelling + 28 ms
+actor / critic), 2,360 collection steps/s per core, ≈ 1,500 core-seconds per epoch, reward
+retraining 45–79 s. A ratio against them compares two machines.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from imagine_tf.training.config import TrainConfig
 from imagine_tf.training.learner import Learner
 from imagine_tf.training.loop import train_epoch
 from imagine_tf.training.train_eval import in_process_actor
+from imagine_tf.benchmarks.timing import machine_description
 
 REFERENCE = {
     "updates_per_s_one_core": 12,
@@ -45,6 +48,10 @@ REFERENCE = {
     "epoch_core_seconds": 1_500,
     "reward_retraining_seconds": [45, 79],
 }
+REFERENCE_CONDITIONS = (
+    "quoted, not measured by this command: flowersteam/Imagine at 5d44ee1 (torch 2.13 CPU, one "
+    "thread per MPI rank) timed once on a 2-vCPU Intel Xeon VM (model not reported)"
+)
 TARGETS = {
     "updates_per_s_one_core": 40,
     "collection_steps_per_s": 50_000,
@@ -118,6 +125,7 @@ def run_train_benchmark(
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {
+            **machine_description(),
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "tensorflow": tf.__version__,
@@ -150,6 +158,47 @@ def run_train_benchmark(
         "updates_per_s": updates_per_s,
         "updates_per_s_candidates": min(config.num_candidates, len(learner.goals)),
         "threads": tf.config.threading.get_intra_op_parallelism_threads() or os.cpu_count(),
-        "reference": REFERENCE,
+        "reference": {**REFERENCE, "conditions": REFERENCE_CONDITIONS},
         "targets": TARGETS,
     }
+
+
+#: The figures of a run that `run_train_benchmarks` summarises over repeats.
+REPEATED_FIGURES = (
+    "epoch_seconds",
+    "reward_retraining_seconds",
+    "updates_per_s_in_epoch",
+    "updates_per_s",
+    "collection_steps_per_s",
+)
+
+
+def run_train_benchmarks(
+    quick: bool = False,
+    compute_dtypes: tuple[str, ...] = ("float32",),
+    reward_patience: int = 15,
+    repeats: int = 1,
+) -> dict:
+    """`run_train_benchmark` ``repeats`` times per precision, in this one process and in turn
+    (float32, bfloat16, float32, ...), into one record: the first float32 run's fields at the
+    top level (the record's earlier layout), every run under ``runs[dtype]`` and the median,
+    min and max of `REPEATED_FIGURES` under ``summary[dtype]``."""
+    import statistics
+
+    runs: dict[str, list[dict]] = {dtype: [] for dtype in compute_dtypes}
+    for _ in range(repeats):
+        for dtype in compute_dtypes:
+            runs[dtype].append(run_train_benchmark(quick, dtype, reward_patience))
+    summary = {
+        dtype: {
+            figure: {
+                "median": statistics.median(r[figure] for r in results),
+                "min": min(r[figure] for r in results),
+                "max": max(r[figure] for r in results),
+            }
+            for figure in REPEATED_FIGURES
+        }
+        for dtype, results in runs.items()
+    }
+    first = runs[compute_dtypes[0]][0]
+    return {**first, "repeats": repeats, "summary": summary, "runs": runs}

@@ -13,10 +13,15 @@ from imagine_tf.cli.common import UsageError, limit_threads
 def _run_benchmark(args: argparse.Namespace) -> dict:
     """The results of ``args.target``'s benchmark (each module imported only when chosen)."""
     if args.target == "train":
-        from imagine_tf.benchmarks.train_bench import run_train_benchmark
+        from imagine_tf.benchmarks.train_bench import run_train_benchmarks
 
-        return run_train_benchmark(
-            quick=args.quick, compute_dtype=args.compute_dtype, reward_patience=args.reward_patience
+        if args.repeats < 1:
+            raise UsageError(f"--repeats must be >= 1, got {args.repeats}.")
+        return run_train_benchmarks(
+            quick=args.quick,
+            compute_dtypes=tuple(dict.fromkeys(args.compute_dtype or ["float32"])),
+            reward_patience=args.reward_patience,
+            repeats=args.repeats,
         )
     if args.target == "serving":
         from imagine_tf.benchmarks.serving_bench import run_serving_benchmark
@@ -90,8 +95,16 @@ def add_commands(commands) -> None:
     bench.add_argument(
         "--compute-dtype",
         choices=("float32", "bfloat16"),
-        default="float32",
-        help="train: the actor / critic / relabelling precision " "(TrainConfig.compute_dtype)",
+        nargs="+",
+        help="train: the actor / critic / relabelling precision(s) (TrainConfig.compute_dtype; "
+        "default float32); several are measured in turn, into one record",
+    )
+    bench.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="train: measure each precision this many times in this run (the record keeps "
+        "every run and their median, min and max)",
     )
     bench.add_argument(
         "--reward-patience",

@@ -31,6 +31,22 @@ def _experiment_command(args: argparse.Namespace) -> int:
         spec = dataclasses.replace(spec, seeds=args.seeds)
     root = pathlib.Path(args.root_dir or repository / "runs" / "experiments" / spec.name).resolve()
     cells = grid(spec, root, repository)
+    out_dir = pathlib.Path(args.out_dir or repository / "docs" / "results" / "experiments")
+    if args.restate:
+        from imagine_tf.experiments.report import restate
+
+        record_path = out_dir / f"{spec.name}.json"
+        if not record_path.exists():
+            raise UsageError(
+                f"--restate rewrites {record_path}, which does not exist: report the grid "
+                f"first (imagine-tf experiment {spec.name} --report)."
+            )
+        try:
+            record = restate(spec, record_path, repository)
+        except ValueError as error:
+            raise UsageError(f"{record_path}: {error}") from None
+        _print_claims(record, out_dir / spec.name)
+        return 0
     if args.list:
         for cell in cells:
             print(f"{cell.name:<24s} {cell.state():<22s} {cell.directory}")
@@ -49,17 +65,23 @@ def _experiment_command(args: argparse.Namespace) -> int:
         if failed:
             print(f"failed cells: {', '.join(failed)} (their logs are in {root})")
             return 1
-    out_dir = pathlib.Path(args.out_dir or repository / "docs" / "results" / "experiments")
     record = write_report(spec, cells, out_dir, repository, path)
     finished = sum(len(c["seeds"]) for c in record["configurations"].values())
-    print(f"wrote {out_dir / spec.name}.json, .md, .png: {finished} of {len(cells)} cells")
-    for test in record["comparisons"]:
-        if test["p"] is not None:
-            print(
-                f"  {test['a']} vs {test['b']}, {test['metric']}: difference "
-                f"{test['difference']:+.3f}, p = {test['p']:.2g}"
-            )
+    print(f"{finished} of {len(cells)} cells reported")
+    _print_claims(record, out_dir / spec.name)
     return 0
+
+
+def _print_claims(record: dict, stem: pathlib.Path) -> None:
+    print(f"wrote {stem}.json, .md, .png")
+    for test in record["comparisons"] + record.get("comparisons_by_num_objects", []):
+        if test["p"] is not None:
+            at = f" at N = {test['num_objects']}" if "num_objects" in test else ""
+            ci = test.get("difference_ci") or [float("nan")] * 2
+            print(
+                f"  {test['claim']}{at}: {test['verdict']} (difference {test['difference']:+.3f} "
+                f"[{ci[0]:+.3f}, {ci[1]:+.3f}], p = {test['p']:.2g}, Holm p = {test['p_holm']:.2g})"
+            )
 
 
 def add_commands(commands) -> None:
@@ -72,6 +94,11 @@ def add_commands(commands) -> None:
     )
     experiment.add_argument(
         "--report", action="store_true", help="only aggregate the finished cells (no training)"
+    )
+    experiment.add_argument(
+        "--restate",
+        action="store_true",
+        help="recompute the statistics of OUT_DIR/NAME.json from the per-seed values it holds",
     )
     experiment.add_argument(
         "--list",

@@ -209,11 +209,7 @@ class Cell:
         """An agent run's evaluation of its last epoch at N = ``num_objects`` (None, or the
         run's N ``trained``: the unsuffixed file)."""
         suffix = "" if num_objects in (None, trained) else f"_n{num_objects}"
-        return (
-            self.directory
-            / run_layout.EVALUATIONS
-            / f"epoch_{self.num_epochs:04d}{suffix}.json"
-        )
+        return self.directory / run_layout.EVALUATIONS / f"epoch_{self.num_epochs:04d}{suffix}.json"
 
     def result_files(self) -> dict[int | None, pathlib.Path]:
         """{N: file} of every result the experiment reads: None for the run's own N, then each

@@ -1,7 +1,7 @@
 """The figure of an experiment's report (PNG), from `report.collect`'s content.
 
-* "curves": train and test SR against episodes, mean ± std over seeds per configuration (the
-  Deep Sets paper's Fig. 2);
+* "curves": each of the experiment's curves (train and test SR by default) against episodes,
+  mean ± std over seeds per configuration (the Deep Sets paper's Fig. 2);
 * "objects": each metric against the number of objects N at evaluation (its Fig. 4);
 * "types": the per-type metrics as grouped bars with std error bars;
 * "bars": every metric as grouped bars with std error bars, and the paper's mean ± std (red
@@ -26,9 +26,13 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
 
     configurations = content["configurations"]
     if spec.figure == "curves":
-        keys = (("eval_train_success", "train goals"), ("eval_test_success", "test goals"))
-        figure, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
-        for axis, (key, title) in zip(axes, keys):
+        panels = list(spec.curves.items())
+        columns = min(3, len(panels))
+        rows = -(-len(panels) // columns)
+        figure, axes = plt.subplots(
+            rows, columns, figsize=(4.5 * columns, 3.3 * rows), squeeze=False
+        )
+        for axis, (title, key) in zip(axes.flat, panels):
             for label, entry in configurations.items():
                 points = [p for p in entry.get("curves", {}).get(key, []) if p["mean"] is not None]
                 if not points:
@@ -45,8 +49,10 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
                 )
                 axis.fill_between(x, mean - std, mean + std, alpha=0.2)
             axis.set(title=title, xlabel="episodes (×10³)", ylim=(0, 1.02))
-        axes[0].set_ylabel("success rate (mean ± std)")
-        axes[0].legend(fontsize=8)
+        for axis in axes.flat[len(panels) :]:
+            axis.axis("off")
+        axes[0][0].set_ylabel("mean ± std over seeds")
+        axes[0][0].legend(fontsize=8)
     elif spec.figure == "objects":
         figure, axes = plt.subplots(
             1, len(spec.metrics), figsize=(4.5 * len(spec.metrics), 3.4), sharey=True, squeeze=False

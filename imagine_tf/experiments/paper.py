@@ -2,13 +2,18 @@
 
 A paper gives mean ± std over its seeds, not its runs' values, so each configuration is tested
 against them with Welch's two-tailed t-test from those summary statistics
-(`statistics.welch_against`).
+(`statistics.welch_against`), with the t-based CI of the difference (no bootstrap without the
+paper's values). The tests join the report's Holm family; "differs" needs the adjusted p.
 """
 
 from __future__ import annotations
 
+from scipy import stats
+
 from imagine_tf.experiments.spec import ExperimentSpec
-from imagine_tf.experiments.statistics import ALPHA, welch_against
+from imagine_tf.experiments.intervals import CONFIDENCE
+from imagine_tf.experiments.statistics import ALPHA as ALPHA_DIFFERS
+from imagine_tf.experiments.statistics import summary, welch_against
 
 
 def compare_with_paper(spec: ExperimentSpec, configurations: dict) -> dict | None:
@@ -29,6 +34,7 @@ def compare_with_paper(spec: ExperimentSpec, configurations: dict) -> dict | Non
                     "paper_mean": mean,
                     "paper_std": std,
                     **welch_against(ours, mean, std, spec.paper_seeds),
+                    "difference_ci": _welch_interval(ours, mean, std, spec.paper_seeds),
                 }
             )
     return {
@@ -37,6 +43,21 @@ def compare_with_paper(spec: ExperimentSpec, configurations: dict) -> dict | Non
         "values": values,
         "comparisons": comparisons,
     }
+
+
+def _welch_interval(ours, mean: float, std: float, n: int) -> list[float] | None:
+    """The Welch CI of mean(ours) − mean (Welch-Satterthwaite degrees of freedom)."""
+    a = summary(ours)
+    if a["n"] < 2 or n < 2:
+        return None
+    variance_a, variance_b = a["std"] ** 2 / a["n"], std**2 / n
+    scale = (variance_a + variance_b) ** 0.5
+    if scale == 0:
+        return None
+    df = (variance_a + variance_b) ** 2 / (variance_a**2 / (a["n"] - 1) + variance_b**2 / (n - 1))
+    half = stats.t.ppf(0.5 + CONFIDENCE / 2, df) * scale
+    difference = a["mean"] - mean
+    return [difference - half, difference + half]
 
 
 def paper_rows(paper: dict | None, names: list[str]) -> list[str]:
@@ -58,25 +79,29 @@ def paper_markdown(paper: dict | None) -> list[str]:
     lines = [
         "",
         f"Against {paper['source']}: Welch's two-tailed t-test from its mean ± std over "
-        f"{paper['seeds']} seeds, α = {ALPHA}.",
+        f"{paper['seeds']} seeds (t-based 95 % CI); p adjusted by Holm over the report's family.",
         "",
-        "| configuration | metric | ours − paper | t | p | differs |",
-        "|---|---|---|---|---|---|",
+        "| configuration | metric | ours − paper [95 % CI] | t | p | Holm p | differs |",
+        "|---|---|---|---|---|---|---|",
     ]
     for test in paper["comparisons"]:
+        ci = test.get("difference_ci")
+        difference = "—" if test["difference"] is None else f"{test['difference']:+.3f}"
+        if ci:
+            difference += f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"
         if test["p"] is None:
-            cells = ["—"] * 3 + ["not tested (fewer than 2 seeds or no variance)"]
-            if test["difference"] is not None:
-                cells[0] = f"{test['difference']:+.3f}"
+            cells = [difference, "—", "—", "—", "not tested (fewer than 2 seeds or no variance)"]
         else:
+            differs = test["p_holm"] < ALPHA_DIFFERS
             cells = [
-                f"{test['difference']:+.3f}",
+                difference,
                 f"{test['t']:.2f}",
                 f"{test['p']:.2g}",
+                f"{test['p_holm']:.2g}",
                 (
                     ("yes: above" if test["difference"] > 0 else "yes: below")
-                    if test["p"] < ALPHA
-                    else "no"
+                    if differs
+                    else "undecided"
                 ),
             ]
         lines.append(f"| {test['configuration']} | {test['metric']} | " + " | ".join(cells) + " |")

@@ -1,13 +1,16 @@
 """`imagine-tf experiment NAME --report`: what the grid's finished cells measured.
 
-Per configuration and metric, mean ± std over the seeds that finished; for every pair the
-experiment names, Welch's t-test per metric; the curves (agent: SR against episodes, mean ±
-std per epoch; objects: each metric at every evaluated N). With evaluations at several N
-(``eval_num_objects``), also the tests at each N and each configuration's retention (the
-metric at the largest N over the smallest); pairs whose own evaluations ran at different N
-are compared only there. With the paper's figures (``paper_values``), a row of them and
-Welch's test of each configuration against them (`paper`). Written as JSON (with the cells' commands, the code version and what
-is missing), a markdown table and the figure.
+Per configuration and metric: mean, std (ddof 1), median and quartiles, IQM, and bootstrap CIs
+of the mean and IQM over the seeds that finished (`comparisons.describe`). Per declared claim
+and metric (and at each N of ``eval_num_objects``): the difference with its CI, P(a > b), a
+paired t-test (forks of one run, or cells of one seed) or Welch's test, Holm's adjustment over
+the report's family and the verdict; the other metrics of the same pairs are described, not
+tested. The curves (agent: each curve metric against episodes, mean ± std per epoch);
+with the paper's figures, Welch's test against them (in the family). Written as JSON (with the
+cells' commands, the code version and what is missing), a markdown page and the figure.
+
+`restate` recomputes the statistics of a report from the per-seed values its JSON record
+holds, for grids whose run directories are gone.
 """
 
 from __future__ import annotations
@@ -21,14 +24,13 @@ from typing import Sequence
 
 import numpy as np
 
-from imagine_tf.experiments.cells import Cell
-from imagine_tf.experiments.paper import compare_with_paper, paper_markdown, paper_rows
-from imagine_tf.experiments.spec import ExperimentSpec
-from imagine_tf.experiments.statistics import ALPHA, first_significant, summary, welch
 from imagine_tf.atomic_files import write_text_atomically
-
-CURVE_KEYS = ("eval_train_success", "eval_test_success")
-CURVE_NAMES = {"eval_train_success": "train SR", "eval_test_success": "test SR"}
+from imagine_tf.experiments import comparisons
+from imagine_tf.experiments.cells import Cell
+from imagine_tf.experiments.markdown import markdown
+from imagine_tf.experiments.paper import compare_with_paper
+from imagine_tf.experiments.spec import ExperimentSpec
+from imagine_tf.experiments.statistics import first_significant, summary
 
 
 def lookup(results: dict | None, path: str):
@@ -65,22 +67,20 @@ def code_version(repository: pathlib.Path) -> str:
         return f"imagine-tf {getattr(imagine_tf, '__version__', 'unknown')}"
 
 
-def _curves(progress: Sequence[list[dict]]) -> dict:
+def _curves(progress: Sequence[list[dict]], keys: Sequence[str]) -> dict:
     """{key: [{"epoch", "episodes", "mean", "std", "n", "values"}, ...]} per epoch over the
-    cells' progress records (the per-epoch evaluation: one episode per goal)."""
+    cells' progress records (SR: the per-epoch evaluation, one episode per goal)."""
     by_epoch: dict[int, dict] = {}
     for records in progress:
         for record in records:
-            entry = by_epoch.setdefault(
-                record["epoch"], {"episodes": [], **{k: [] for k in CURVE_KEYS}}
-            )
+            entry = by_epoch.setdefault(record["epoch"], {"episodes": [], **{k: [] for k in keys}})
             entry["episodes"].append(record["episodes"])
-            for key in CURVE_KEYS:
+            for key in keys:
                 entry[key].append(record.get(key))
-    curves = {key: [] for key in CURVE_KEYS}
+    curves = {key: [] for key in keys}
     for epoch in sorted(by_epoch):
         entry = by_epoch[epoch]
-        for key in CURVE_KEYS:
+        for key in keys:
             curves[key].append(
                 {
                     "epoch": epoch,
@@ -116,72 +116,98 @@ def _read(cell: Cell) -> dict:
 
 
 def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
-    """The report's content (see the module docstring)."""
+    """The report's content (see the module docstring) from the finished cells."""
     readings = {cell.name: _read(cell) for cell in cells if cell.finished()}
-    missing = [c.name for c in cells if c.name not in readings]  # in grid order
-    configurations, own_n = {}, {}
+    configurations = {}
     for label in spec.configurations:
         finished = [c for c in cells if c.label == label and c.name in readings]
-        own = [readings[c.name] for c in finished]
-        # The N of the configuration's own evaluations (agent: its TrainConfig's).
-        own_n[label] = {r["results"][None].get("num_objects") for r in own}
+        own = {c.seed: readings[c.name] for c in finished}
 
         def metrics_at(num_objects):
             return {
-                name: summary([lookup(r["results"][num_objects], path) for r in own])
+                name: comparisons.describe(
+                    {str(s): lookup(r["results"][num_objects], path) for s, r in own.items()}
+                )
                 for name, path in spec.metrics.items()
             }
 
         entry = {
             "seeds": [c.seed for c in finished],
+            # The N of the configuration's own evaluations (agent: its TrainConfig's).
+            "num_objects": sorted(
+                {r["results"][None].get("num_objects") for r in own.values()}, key=str
+            ),
             "metrics": metrics_at(None),
-            "seconds_per_cell": summary([r["seconds"] for r in own]),
+            "seconds_per_cell": summary([r["seconds"] for r in own.values()]),
         }
         if spec.eval_num_objects:
             entry["by_num_objects"] = {str(n): metrics_at(n) for n in spec.eval_num_objects}
-            entry["retention"] = _retention(spec, own)
+            entry["retention"] = _retention(spec, list(own.values()))
         if spec.kind == "agent":  # the finished cells, as in the table
-            entry["curves"] = _curves([r["progress"] for r in own])
+            entry["curves"] = _curves([r["progress"] for r in own.values()], spec.curve_keys)
         configurations[label] = entry
-    comparisons, curve_comparisons = [], []
-    for a, b in spec.comparisons:
-        if own_n[a] != own_n[b]:
-            continue  # in scenes of different sizes (or unfinished): compared at each N below
-        for name in spec.metrics:
-            values_a = configurations[a]["metrics"][name]["values"]
-            values_b = configurations[b]["metrics"][name]["values"]
-            comparisons.append({"a": a, "b": b, "metric": name, **welch(values_a, values_b)})
-        if spec.kind != "agent":
-            continue
-        for key in CURVE_KEYS:
-            curve_a, curve_b = configurations[a]["curves"][key], configurations[b]["curves"][key]
-            test = first_significant(curve_a, curve_b)
-            curve_comparisons.append({"a": a, "b": b, "curve": key, **test})
-    content = {
-        "configurations": configurations,
-        "comparisons": comparisons,
-        "curve_comparisons": curve_comparisons,
-        "missing": missing,
-    }
-    if spec.eval_num_objects:
-        content["comparisons_by_num_objects"] = _comparisons_by_n(spec, configurations)
-    if spec.paper_values:
-        content["paper"] = compare_with_paper(spec, configurations)
+    content = analyse(spec, configurations)
+    content["missing"] = [c.name for c in cells if c.name not in readings]  # in grid order
     return content
 
 
-def _comparisons_by_n(spec: ExperimentSpec, configurations: dict) -> list[dict]:
-    """Welch's test of every named pair at every evaluated N, per metric."""
-    tests = []
-    for a, b in spec.comparisons:
+def analyse(
+    spec: ExperimentSpec, configurations: dict, comparable: set[tuple[str, str]] | None = None
+) -> dict:
+    """The claims' tests (one Holm family per report), the descriptions of the other metrics,
+    the tests at each N, against the paper, and the curves' dating, from ``configurations``.
+
+    ``comparable``: the pairs compared at the runs' own N (default: those whose runs have the
+    same N); the others are compared only at each N of ``eval_num_objects``.
+    """
+
+    def sides(metrics_of_label):
+        return {
+            label: {
+                name: comparisons.by_seed_of(entry, configurations[label]["seeds"])
+                for name, entry in metrics_of_label(label).items()
+            }
+            for label in configurations
+        }
+
+    own_n = {label: tuple(e.get("num_objects", ())) for label, e in configurations.items()}
+    tests, descriptions = comparisons.claims_and_descriptions(
+        spec, sides(lambda label: configurations[label]["metrics"])
+    )
+    if comparable is None:
+        comparable = {(c.a, c.b) for c in spec.claims() if own_n[c.a] == own_n[c.b]}
+    # pairs whose runs have different N are compared only at each N of eval_num_objects
+    tests = [t for t in tests if (t["a"], t["b"]) in comparable]
+    descriptions = [d for d in descriptions if (d["a"], d["b"]) in comparable]
+    family = list(tests)
+    content = {"configurations": configurations, "comparisons": tests}
+    if spec.eval_num_objects:
+        content["comparisons_by_num_objects"] = []
         for n in spec.eval_num_objects:
-            for name in spec.metrics:
-                values_a = configurations[a]["by_num_objects"][str(n)][name]["values"]
-                values_b = configurations[b]["by_num_objects"][str(n)][name]["values"]
-                tests.append(
-                    {"a": a, "b": b, "num_objects": n, "metric": name, **welch(values_a, values_b)}
-                )
-    return tests
+            at_n, _ = comparisons.claims_and_descriptions(
+                spec, sides(lambda label: configurations[label]["by_num_objects"][str(n)])
+            )
+            for test in at_n:
+                test["num_objects"] = n
+            content["comparisons_by_num_objects"] += at_n
+        family += content["comparisons_by_num_objects"]
+    if spec.paper_values:
+        content["paper"] = compare_with_paper(spec, configurations)
+        family += content["paper"]["comparisons"]
+    content["family"] = comparisons.adjust_family(family)
+    content["descriptions"] = descriptions
+    content["curve_comparisons"] = [
+        {
+            "a": a,
+            "b": b,
+            "curve": key,
+            **first_significant(configurations[a]["curves"][key], configurations[b]["curves"][key]),
+        }
+        for a, b in dict.fromkeys((c.a, c.b) for c in spec.claims())
+        if spec.kind == "agent" and (a, b) in comparable
+        for key in spec.curve_keys[:2]
+    ]
+    return content
 
 
 def _retention(spec: ExperimentSpec, readings: Sequence[dict]) -> dict:
@@ -206,142 +232,6 @@ def _retention(spec: ExperimentSpec, readings: Sequence[dict]) -> dict:
             ),
         }
     return retention
-
-
-def markdown(spec: ExperimentSpec, content: dict) -> str:
-    """The table of means ± std and the tests, as markdown."""
-    names = list(spec.metrics)
-    lines = [
-        f"# Experiment `{spec.name}`",
-        "",
-        spec.description,
-        "",
-        "| configuration | seeds | " + " | ".join(names) + " |",
-        "|---|---|" + "---|" * len(names),
-    ]
-    for label, entry in content["configurations"].items():
-        cells = [_mean_std(entry["metrics"][n]) for n in names]
-        lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
-    lines += paper_rows(content.get("paper"), names)
-    if spec.eval_num_objects:
-        lines += ["", "(Each at its configuration's own N, `TrainConfig.num_objects`.)"]
-    timed = {
-        label: entry["seconds_per_cell"]
-        for label, entry in content["configurations"].items()
-        if entry.get("seconds_per_cell", {}).get("mean") is not None
-    }
-    if timed:
-        per_label = ", ".join(f"{label} {_mean_std(e, '.0f')}" for label, e in timed.items())
-        lines += [
-            "",
-            "Training seconds per cell (as the cells measured them, one TensorFlow "
-            f"thread each; mean ± std): {per_label}.",
-        ]
-    if content["comparisons"]:
-        lines += [
-            "",
-            f"Welch's two-tailed t-test, α = {ALPHA}:",
-            "",
-            "| a vs b | metric | difference | t | p | a > b |",
-            "|---|---|---|---|---|---|",
-        ]
-        for test in content["comparisons"]:
-            lines.append(
-                f"| {test['a']} vs {test['b']} | {test['metric']} | "
-                f"{_number(test['difference'], '+.3f')} | {_number(test['t'], '.2f')} | "
-                f"{_number(test['p'], '.2g')} | {_holds(test)} |"
-            )
-    lines += paper_markdown(content.get("paper"))
-    if content.get("comparisons_by_num_objects") is not None:
-        lines += _by_n_markdown(spec, content)
-    if content.get("curve_comparisons"):
-        lines += ["", "During training (the per-epoch evaluation, one episode per goal):", ""]
-        lines += [f"* {_dated(test)}" for test in content["curve_comparisons"]]
-    if content["missing"]:
-        lines += [
-            "",
-            f"Missing ({len(content['missing'])} cells not finished): "
-            + ", ".join(content["missing"]),
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def _by_n_markdown(spec: ExperimentSpec, content: dict) -> list[str]:
-    """The metrics at every evaluated N, the retention from the smallest N to the largest and
-    the tests at every N, as markdown lines."""
-    configurations = content["configurations"]
-    columns = [(label, name) for label in configurations for name in spec.metrics]
-    lines = [
-        "",
-        "At each number of objects N at evaluation (mean ± std over seeds):",
-        "",
-        "| N | " + " | ".join(f"{label} {name}" for label, name in columns) + " |",
-        "|---|" + "---|" * len(columns),
-    ]
-    for n in spec.eval_num_objects:
-        row = [_mean_std(configurations[l]["by_num_objects"][str(n)][m]) for l, m in columns]
-        lines.append(f"| {n} | " + " | ".join(row) + " |")
-    lines += ["", "Retention, the metric at the largest N over the metric at the smallest:", ""]
-    for label, name in columns:
-        kept = configurations[label]["retention"][name]
-        lines.append(
-            f"* {label}, {name}, N = {kept['from_num_objects']} → {kept['to_num_objects']}: "
-            f"ratio of the means {_number(kept['ratio_of_means'], '.3f')}; per seed "
-            f"{_mean_std(kept['per_seed'])} (n = {kept['per_seed']['n']})."
-        )
-    if content["comparisons_by_num_objects"]:
-        names = list(spec.metrics)
-        lines += [
-            "",
-            f"Welch's two-tailed t-test at each N (difference a − b, p; α = {ALPHA}):",
-            "",
-            "| a vs b | N | " + " | ".join(names) + " |",
-            "|---|---|" + "---|" * len(names),
-        ]
-        tests = {
-            (t["a"], t["b"], t["num_objects"], t["metric"]): t
-            for t in content["comparisons_by_num_objects"]
-        }
-        for a, b in spec.comparisons:
-            for n in spec.eval_num_objects:
-                row = [_difference_p(tests[a, b, n, name]) for name in names]
-                lines.append(f"| {a} vs {b} | {n} | " + " | ".join(row) + " |")
-    return lines
-
-
-def _difference_p(test: dict) -> str:
-    """ "+0.123, p = 0.004 (a > b)" for a Welch test; "—" without one."""
-    if test["difference"] is None:
-        return "—"
-    text = f"{test['difference']:+.3f}, p = {_number(test['p'], '.2g')}"
-    return text + (" (a > b)" if test["a_greater"] else "")
-
-
-def _holds(test: dict) -> str:
-    return {True: "yes", False: "no", None: "—"}[test["a_greater"]]
-
-
-def _dated(test: dict) -> str:
-    """When a curve of ``a`` first beats ``b`` (Welch, α = 0.05), as a sentence."""
-    what = f"{test['a']} > {test['b']} on {CURVE_NAMES[test['curve']]}"
-    if test["first_epoch"] is None:
-        return f"{what}: at no evaluation."
-    when = f"epoch {test['first_epoch']} ({test['first_episodes']:,.0f} episodes)"
-    if test["from_then_on"]:
-        return f"{what}: from {when} on, at every later evaluation."
-    return f"{what}: first at {when}, not at every later one."
-
-
-def _number(value, spec: str) -> str:
-    return "—" if value is None else format(value, spec)
-
-
-def _mean_std(entry: dict, style: str = ".3f") -> str:
-    if entry["mean"] is None:
-        return "—"
-    return format(entry["mean"], style) + (
-        "" if entry["std"] is None else f" ± {entry['std']:{style}}"
-    )
 
 
 def write_report(
@@ -388,3 +278,52 @@ def cell_command(cell: Cell) -> str:
     fresh = dataclasses.replace(cell, root=pathlib.Path("RUNS") / cell.spec.name)  # no state
     first = fresh.commands()[0]
     return "imagine-tf " + shlex.join(first[3:])
+
+
+def restate(spec: ExperimentSpec, record_path: pathlib.Path, repository: pathlib.Path) -> dict:
+    """Recomputes a report's statistics from the per-seed values of its JSON record (the
+    grid's run directories may be gone) and rewrites its JSON, markdown and figure in place.
+    What the cells ran (commands, code versions, curves, seconds) is kept as recorded."""
+    from imagine_tf.experiments.figures import draw
+
+    old = json.loads(record_path.read_text())
+    configurations = {}
+    for label, entry in old["configurations"].items():
+        seeds = entry["seeds"]
+        new = dict(entry)
+        new["metrics"] = {
+            name: comparisons.describe(comparisons.by_seed_of(metric, seeds))
+            for name, metric in entry["metrics"].items()
+        }
+        if "by_num_objects" in entry:
+            new["by_num_objects"] = {
+                n: {
+                    name: comparisons.describe(comparisons.by_seed_of(metric, seeds))
+                    for name, metric in metrics.items()
+                }
+                for n, metrics in entry["by_num_objects"].items()
+            }
+        configurations[label] = new
+    comparable = {(t["a"], t["b"]) for t in old.get("comparisons", [])}
+    content = analyse(spec, configurations, comparable)
+    content["missing"] = old.get("missing", [])
+    first = old.get("restated") or {
+        "cells_reported": old.get("written"),
+        "cells_report_code_version": old.get("report_code_version"),
+    }
+    kept = ("file", "cell_code_versions", "seeds_per_configuration", "cell_commands")
+    record = {
+        "experiment": spec.name,
+        "description": spec.description,
+        "command": f"imagine-tf experiment {spec.name} --restate",
+        "report_code_version": code_version(repository),
+        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        # The statistics are recomputed from the values the cells' report recorded then.
+        "restated": first,
+        **{key: old[key] for key in kept if key in old},
+        **content,
+    }
+    write_text_atomically(record_path, json.dumps(record, indent=1))
+    write_text_atomically(record_path.with_suffix(".md"), markdown(spec, content))
+    draw(spec, content, record_path.with_suffix(".png"))
+    return record

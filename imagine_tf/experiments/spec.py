@@ -15,6 +15,8 @@ import pathlib
 import gin
 
 KINDS = ("agent", "reward", "reward_study")
+DESIGNS = ("paired", "independent")
+RELATIONS = (">", ">=")  # as `statistics.RELATIONS` (no scipy import here)
 FIGURES = ("curves", "objects", "types", "bars")
 EXPERIMENTS_DIR = pathlib.Path("configs") / "experiments"
 
@@ -47,9 +49,17 @@ class ExperimentSpec:
       metrics: {label: dotted path in a cell's results} (agent: its ``evaluations/
         epoch_EEEE.json``; reward: its ``metrics.json``), e.g. "test_success",
         "per_type.5", "summary.one_object.test.f1".
-      comparisons: pairs (a, b) of configurations: Welch's t-test of a against b, per metric
-        (and at each N of ``eval_num_objects``).
-      figure: "curves" (SR against episodes), "objects" (SR against N), "types" (per-type
+      comparisons: the report's family of claims, each (a, b[, metric[, relation[,
+        margin]]]): "a RELATION b" on ``metric`` (every metric if absent or None; at each N of
+        ``eval_num_objects`` too), relation ">" (default) or ">=", margin the smallest effect
+        claimed for ">" or the tolerated loss for ">=" (default 0). Each is tested (paired t
+        or Welch), Holm-adjusted over the family and given a verdict (`statistics.verdict`).
+      design: "paired" (default): cells of one seed are pairs (forks of one run, or runs
+        sharing the seed), compared with paired tests; "independent": Welch's test.
+      curves: {label: key of a ``progress.jsonl`` record} (agent): the per-epoch curves the
+        report aggregates and draws (the first two are dated against each other); default
+        train and test SR.
+      figure: "curves" (the curves against episodes), "objects" (SR against N), "types" (per-type
         bars) or "bars" (one bar per metric and configuration).
       description: what the experiment tests, for the report.
       paper_values: the paper's figures for configurations of this grid, {label: {metric:
@@ -68,6 +78,10 @@ class ExperimentSpec:
     eval_num_objects: tuple = ()
     metrics: dict = dataclasses.field(default_factory=dict)
     comparisons: tuple = ()
+    design: str = "paired"
+    curves: dict = dataclasses.field(
+        default_factory=lambda: {"train SR": "eval_train_success", "test SR": "eval_test_success"}
+    )
     figure: str = "bars"
     description: str = ""
     paper_values: dict = dataclasses.field(default_factory=dict)
@@ -77,6 +91,10 @@ class ExperimentSpec:
     def seeds_of(self, label: str) -> int:
         """The seeds of configuration ``label``: its own "seeds", at most `seeds`."""
         return min(self.configurations[label].get("seeds", self.seeds), self.seeds)
+
+    @property
+    def curve_keys(self) -> tuple[str, ...]:
+        return tuple(self.curves.values())
 
     def num_epochs_of(self, label: str) -> int:
         """The epochs configuration ``label`` trains to: its own "num_epochs", or `num_epochs`."""
@@ -134,14 +152,21 @@ class ExperimentSpec:
                     f"of {sorted(self.configurations)} mapped to {{metric: [mean, std]}} with "
                     f"metrics of {sorted(self.metrics)}; got {values!r}."
                 )
-        for pair in self.comparisons:
-            missing = [c for c in pair if c not in self.configurations]
-            if len(pair) != 2 or missing:
+        if self.design not in DESIGNS:
+            raise ValueError(
+                f"ExperimentSpec.design must be one of {DESIGNS}, got {self.design!r}."
+            )
+        for comparison in self.comparisons:
+            if not _valid_claim(comparison, self.configurations, self.metrics):
                 raise ValueError(
-                    f"Comparison {pair!r} of {self.name!r}: two of the configurations "
-                    f"{sorted(self.configurations)}."
+                    f"Comparison {comparison!r} of {self.name!r}: (a, b[, metric[, relation[, "
+                    f"margin]]]) with a, b of {sorted(self.configurations)}, metric of "
+                    f"{sorted(self.metrics)} or None, relation of {RELATIONS}, margin >= 0."
                 )
 
+    def claims(self) -> list[Claim]:
+        """The declared comparisons with their defaults filled in."""
+        return [Claim(*comparison) for comparison in self.comparisons]
 
     def _check_fork(self, label: str, configuration: dict) -> None:
         """A configuration's own epochs and fork source are consistent (agent grids only)."""
@@ -168,6 +193,41 @@ class ExperimentSpec:
                 problems.append("a fork cannot share another experiment's runs (runs_of)")
         if problems:
             raise ValueError(f"Configuration {label!r} of {self.name!r}: " + "; ".join(problems))
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """ "a RELATION b on metric" (every metric when None), see `ExperimentSpec.comparisons`."""
+
+    a: str
+    b: str
+    metric: str | None = None
+    relation: str = ">"
+    margin: float = 0.0
+
+    def text(self, metric: str) -> str:
+        relation = "≥" if self.relation == ">=" else ">"
+        margin = f" (margin {self.margin:g})" if self.margin else ""
+        return f"{self.a} {relation} {self.b} on {metric}{margin}"
+
+
+def _valid_claim(comparison, configurations: dict, metrics: dict) -> bool:
+    if not isinstance(comparison, (tuple, list)) or not 2 <= len(comparison) <= 5:
+        return False
+    a, b, metric, relation, margin = (*comparison, None, ">", 0.0)[:5]
+    if len(comparison) >= 4:
+        relation = comparison[3]
+    if len(comparison) == 5:
+        margin = comparison[4]
+    return (
+        a in configurations
+        and b in configurations
+        and a != b
+        and (metric is None or metric in metrics)
+        and relation in RELATIONS
+        and isinstance(margin, (int, float))
+        and margin >= 0
+    )
 
 
 def _paper_figures(values, metrics: dict) -> bool:

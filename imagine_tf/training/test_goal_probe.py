@@ -39,16 +39,8 @@ class TestGoalProbe:
     __test__ = False  # not a pytest class
 
     def __init__(self, num_objects: int, episodes_per_goal: int = 4, seed: int = PROBE_SEED):
-        from imagine_tf.playground import play  # the env and the expert: only when probing
-
         self.goals = tuple(grammar.test_goals())
-        result = play(
-            list(self.goals) * episodes_per_goal,
-            policy="scripted",
-            num_objects=num_objects,
-            seed=seed,
-        )
-        self.states = result.states[-1].astype(np.float32)  # s_T, [S, D]
+        self.states = _expert_final_states(list(self.goals) * episodes_per_goal, num_objects, seed)
         self.labels = oracle.achieved_matrix(self.states, GoalTable.from_sentences(self.goals))
         self._column = {goal: i for i, goal in enumerate(self.goals)}
 
@@ -61,6 +53,27 @@ class TestGoalProbe:
         labels = self.labels[:, [self._column[g] for g in chosen]]
         predicted = np.asarray(predict(self.states, chosen), bool)
         return float(np.mean(per_goal_f1(predicted, labels)))
+
+
+def _expert_final_states(goals: list[str], num_objects: int, seed: int) -> np.ndarray:
+    """s_T, float32 [len(goals), D], of one scripted-expert episode per goal (noise-free)."""
+    from imagine_tf.env.config import PlaygroundConfig
+    from imagine_tf.env.playground_env import PlaygroundEnv
+    from imagine_tf.language.goal_source import GoalCatalog
+    from imagine_tf.policies.scripted_policy import ScriptedPolicy
+
+    catalog = GoalCatalog(split="train")  # as `imagine_tf.play` builds it: the same scenes
+    env = PlaygroundEnv(
+        catalog,
+        config=PlaygroundConfig(num_objects=num_objects),
+        batch_size=len(goals),
+        seed=seed,
+    )
+    expert = ScriptedPolicy(catalog.table, seed=seed)
+    time_step = env.reset_with_goals(goals)
+    while not time_step.is_last().all():
+        time_step = env.step(expert.action(time_step.observation["state"], env.goal_ids))
+    return np.asarray(time_step.observation["state"], np.float32)
 
 
 def per_goal_f1(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:

@@ -38,9 +38,11 @@ def test_the_bench_flags_offer_every_compute_dtype_of_the_networks():
 
     parser = build_parser()
     for dtype in COMPUTE_DTYPES:
-        assert (
-            parser.parse_args(["bench", "train", "--compute-dtype", dtype]).compute_dtype == dtype
-        )
+        assert parser.parse_args(["bench", "train", "--compute-dtype", dtype]).compute_dtype == [
+            dtype
+        ]
+    both = parser.parse_args(["bench", "train", "--compute-dtype", "float32", "bfloat16"])
+    assert both.compute_dtype == ["float32", "bfloat16"]
     with pytest.raises(SystemExit):
         parser.parse_args(["bench", "train", "--compute-dtype", "float16"])
 
@@ -49,9 +51,22 @@ def test_the_bench_flags_offer_every_compute_dtype_of_the_networks():
 def test_bench_train_quick(capsys, tmp_path):
     out_file = tmp_path / "train_bench.json"
     code, out, _ = run(
-        capsys, "bench", "train", "--quick", "--reward-patience", "5", "--out", str(out_file)
+        capsys,
+        "bench",
+        "train",
+        "--quick",
+        "--reward-patience",
+        "5",
+        "--repeats",
+        "2",
+        "--out",
+        str(out_file),
     )
     results = json.loads(out_file.read_text())
+    assert results["repeats"] == 2 and len(results["runs"]["float32"]) == 2
+    summary = results["summary"]["float32"]["updates_per_s"]
+    assert summary["min"] <= summary["median"] <= summary["max"]
+    assert results["machine"]["cpu_model"] and "load_average" in results
     assert results["config"]["reward_patience"] == 5
     assert code == 0 and results["config"]["updates_per_epoch"] == 250
     assert results["machine"]["bfloat16_matmul_speedup"] > 0

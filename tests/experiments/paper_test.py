@@ -56,7 +56,10 @@ def test_the_two_object_report_sets_table_1_beside_the_single_runs(tmp_path):
         in text
     )
     assert "Against the Deep Sets paper's Table 1" in text
-    assert "| single | two-object train | +0.050 |" in text  # 0.97 against 0.92
+    assert "| single | two-object train | +0.050 [" in text  # 0.97 against 0.92, with its CI
+    # in the report's family: Holm's p is at least the raw p
+    assert all(t["p_holm"] >= t["p"] for t in record["paper"]["comparisons"] if t["p"])
+    assert record["family"]["size"] == len(spec.metrics)  # no ensembles finished: no claims
     assert (out / "two_object.png").stat().st_size > 0
 
 

@@ -14,8 +14,12 @@ def probe():
 
 
 def test_the_probe_is_the_same_for_every_run_and_has_positives_for_most_test_goals(probe):
+    from imagine_tf.playground import play
+
     again = TestGoalProbe(num_objects=3, episodes_per_goal=2)
     np.testing.assert_array_equal(probe.states, again.states)
+    expert = play(list(probe.goals) * 2, policy="scripted", num_objects=3, seed=2020)
+    np.testing.assert_array_equal(probe.states, expert.states[-1])  # `play`'s episodes
     assert probe.labels.shape == (2 * 64, 64)
     assert probe.labels.any(0).sum() >= 56  # the expert reaches almost every test goal
 

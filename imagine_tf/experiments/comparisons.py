@@ -1,0 +1,131 @@
+"""A report's statistics: per configuration and metric, the estimates over seeds; per declared
+claim, its test, CIs and probability of improvement; one family per report, Holm-adjusted, and
+each claim's verdict (`statistics.verdict`).
+
+The family is every test the report makes: each claim (`ExperimentSpec.claims`) on each of its
+metrics, at the run's N and at each of ``eval_num_objects``, and each comparison with the
+paper's figures. Metrics a claim does not name are described (difference, CI, P(a > b)) but
+not tested.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from imagine_tf.experiments import intervals, statistics
+from imagine_tf.experiments.spec import Claim, ExperimentSpec
+
+
+def describe(by_seed: dict[str, float | None]) -> dict:
+    """A metric over seeds ({seed: value}): mean, std (ddof 1), n, the values (in seed order),
+    median, quartiles, IQM and the bootstrap CIs of the mean and IQM."""
+    values = [value for _, value in sorted(by_seed.items(), key=lambda kv: int(kv[0]))]
+    entry = statistics.summary(values)
+    return {
+        **entry,
+        "by_seed": dict(by_seed),
+        **statistics.spread(entry["values"]),
+        **intervals.estimates(entry["values"]),
+    }
+
+
+def by_seed_of(entry: dict, seeds: Sequence[int]) -> dict[str, float | None]:
+    """{seed: value} of a metric entry: its "by_seed", or, in records written before it, its
+    values matched to the configuration's seeds (only when there are as many)."""
+    if "by_seed" in entry:
+        return dict(entry["by_seed"])
+    if len(entry["values"]) != len(seeds):
+        raise ValueError(
+            f"{len(entry['values'])} values for seeds {list(seeds)}: which seed each value "
+            "belongs to is unknown; report from the runs instead."
+        )
+    return {str(seed): value for seed, value in zip(seeds, entry["values"])}
+
+
+def _pair(a: dict, b: dict, paired: bool) -> tuple[list[float], list[float], list[str]]:
+    """The values compared: a paired design's seeds with a value on both sides, in order;
+    else each side's own values."""
+    if paired:
+        seeds = sorted((s for s in a if s in b and a[s] is not None and b[s] is not None), key=int)
+        return [a[s] for s in seeds], [b[s] for s in seeds], seeds
+    kept = [[v for v in side.values() if v is not None] for side in (a, b)]
+    return kept[0], kept[1], []
+
+
+def test_claim(claim: Claim, metric: str, a: dict, b: dict, paired: bool) -> dict:
+    """One test of the family: ``claim`` on ``metric``, from the sides' {seed: value}."""
+    values_a, values_b, seeds = _pair(a, b, paired)
+    shift = claim.margin if claim.relation == ">=" else 0.0  # non-inferiority: a − b + margin
+    if paired:
+        test = statistics.paired(values_a, values_b, shift=shift)
+    else:
+        test = statistics.welch([v + shift for v in values_a], values_b)
+    return {
+        "a": claim.a,
+        "b": claim.b,
+        "metric": metric,
+        "claim": claim.text(metric),
+        "relation": claim.relation,
+        "margin": claim.margin,
+        "design": "paired" if paired else "independent",
+        "paired_seeds": seeds,
+        **test,
+        **intervals.difference_estimates(values_a, values_b, paired),
+        "difference_ci": statistics.difference_interval(values_a, values_b, paired),
+    }
+
+
+def describe_pair(a: str, b: str, metric: str, side_a: dict, side_b: dict, paired: bool) -> dict:
+    """A difference reported without a test: estimates and CIs only."""
+    values_a, values_b, seeds = _pair(side_a, side_b, paired)
+    return {
+        "a": a,
+        "b": b,
+        "metric": metric,
+        "design": "paired" if paired else "independent",
+        "paired_seeds": seeds,
+        **intervals.difference_estimates(values_a, values_b, paired),
+        "difference_ci": statistics.difference_interval(values_a, values_b, paired),
+    }
+
+
+def claims_and_descriptions(
+    spec: ExperimentSpec, metrics_of: dict[str, dict]
+) -> tuple[list[dict], list[dict]]:
+    """Tests of the claims and descriptions of the other metrics of the same pairs, from
+    ``metrics_of[label][metric]`` = {seed: value} (one N)."""
+    tests, descriptions, described = [], [], set()
+    tested = {
+        (c.a, c.b, m) for c in spec.claims() for m in ([c.metric] if c.metric else spec.metrics)
+    }
+    for claim in spec.claims():
+        paired = spec.design == "paired" or spec.paired(claim.a, claim.b)
+        for metric in [claim.metric] if claim.metric else list(spec.metrics):
+            side_a, side_b = metrics_of[claim.a][metric], metrics_of[claim.b][metric]
+            tests.append(test_claim(claim, metric, side_a, side_b, paired))
+        for metric in spec.metrics:
+            key = (claim.a, claim.b, metric)
+            if key in tested or key in described:
+                continue
+            described.add(key)
+            side_a, side_b = metrics_of[claim.a][metric], metrics_of[claim.b][metric]
+            descriptions.append(describe_pair(claim.a, claim.b, metric, side_a, side_b, paired))
+    return tests, descriptions
+
+
+def adjust_family(tests: Sequence[dict]) -> dict:
+    """Holm's adjustment over every test in ``tests`` (in place: "p_holm"; claims also get
+    "verdict"); returns the family's description."""
+    adjusted = statistics.holm([test["p"] for test in tests])
+    for test, p_holm in zip(tests, adjusted):
+        test["p_holm"] = p_holm
+        if "relation" in test:
+            test["verdict"] = statistics.verdict(
+                test["relation"], p_holm, test.get("difference_ci"), test["margin"]
+            )
+    return {
+        "adjustment": "holm",
+        "alpha": statistics.ALPHA,
+        "size": sum(test["p"] is not None for test in tests),
+        "tests": len(tests),
+    }
