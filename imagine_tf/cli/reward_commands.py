@@ -165,14 +165,18 @@ def _reward_report_command(args: argparse.Namespace) -> int:
         write_report,
     )
 
+    if args.root_dir is None and args.include is None:
+        raise UsageError("give --root-dir (a study directory), --include (a report), or both.")
     try:
-        report = collect_study(args.root_dir)
+        report = collect_study(args.root_dir) if args.root_dir else {"runs": []}
         if args.include:
             report = merge_reports(report, read_earlier_report(args.include))
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(str(error)) from None
     if args.out:
-        command = f"imagine-tf reward report --root-dir {args.root_dir} --out {args.out}"
+        command = "imagine-tf reward report"
+        command += f" --root-dir {args.root_dir}" if args.root_dir else ""
+        command += f" --out {args.out}"
         command += f" --include {args.include}" if args.include else ""
         write_report(report, args.out, command + (f" --plot {args.plot}" if args.plot else ""))
     if args.plot:
@@ -222,7 +226,10 @@ def add_commands(commands) -> None:
 
     report = reward_commands.add_parser("report", help="F1 table, JSON and bar chart of a study")
     report.add_argument(
-        "--root-dir", "--root_dir", required=True, help="a study directory (metrics.json below it)"
+        "--root-dir",
+        "--root_dir",
+        help="a study directory (metrics.json below it); without it, --include's runs alone "
+        "are aggregated again",
     )
     report.add_argument("--out", help="write the report as JSON")
     report.add_argument(

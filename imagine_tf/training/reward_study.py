@@ -175,10 +175,19 @@ def _aggregate(runs: Iterable[dict]) -> dict:
             entry[name] = (
                 None
                 if values.size == 0
-                else {"mean": float(values.mean()), "std": float(values.std())}
+                else {  # the sample std (ddof 1), as every report; None for one run
+                    "mean": float(values.mean()),
+                    "std": float(values.std(ddof=1)) if values.size > 1 else None,
+                }
             )
         table[architecture] = entry
     return table
+
+
+def _mean_std(figure: dict) -> str:
+    if figure["std"] is None:
+        return f"{figure['mean']:.2f}"
+    return f"{figure['mean']:.2f} ± {figure['std']:.2f}"
 
 
 def format_study(report: dict, columns: Sequence[str] | None = None) -> str:
@@ -189,10 +198,7 @@ def format_study(report: dict, columns: Sequence[str] | None = None) -> str:
         "|---" * (len(columns) + 3) + "|",
     ]
     for architecture, entry in report["mean_std"].items():
-        cells = [
-            "–" if entry[c] is None else f"{entry[c]['mean']:.2f} ± {entry[c]['std']:.2f}"
-            for c in columns
-        ]
+        cells = ["–" if entry[c] is None else _mean_std(entry[c]) for c in columns]
         seconds = entry["training_seconds"]
         lines.append(
             f"| {architecture} | {entry['seeds']} | "
@@ -215,7 +221,7 @@ def plot_study(report: dict, path: str | os.PathLike, columns: Sequence[str] | N
     figure, axes = plt.subplots(figsize=(max(6, 1.1 * len(columns)), 3.6))
     for index, (architecture, entry) in enumerate(table.items()):
         means = [entry[c]["mean"] if entry[c] else np.nan for c in columns]
-        stds = [entry[c]["std"] if entry[c] else 0.0 for c in columns]
+        stds = [(entry[c]["std"] or 0.0) if entry[c] else 0.0 for c in columns]
         positions = np.arange(len(columns)) + (index - (len(table) - 1) / 2) * width
         axes.bar(
             positions,
