@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from serving.batching import BatchingOptions, BatchingRunner, QueueFullError
+from tests.waiting import wait_until
 
 
 class DoublingRunner:
@@ -36,11 +37,10 @@ def _submit_while_first_runs(runner, batching, requests):
     """Sends requests[0], waits until it runs, sends the rest, then releases the runner."""
     with futures.ThreadPoolExecutor(len(requests)) as pool:
         first = pool.submit(batching.run, {"x": requests[0]})
-        while not runner.sizes:
-            threading.Event().wait(0.001)
+        wait_until(lambda: runner.sizes, what="the first request to run")
         rest = [pool.submit(batching.run, {"x": x}) for x in requests[1:]]
-        while batching._waiting_rows < sum(len(x) for x in requests[1:]):
-            threading.Event().wait(0.001)
+        waiting = sum(len(x) for x in requests[1:])
+        wait_until(lambda: batching._waiting_rows >= waiting, what="the other requests to queue")
         runner.release.set()
         return [first, *rest]
 
@@ -91,11 +91,9 @@ def test_a_full_queue_refuses_and_a_closed_runner_runs_requests_directly():
     batching = BatchingRunner(runner, BatchingOptions(max_batch_size=2, max_enqueued_batches=1))
     with futures.ThreadPoolExecutor(2) as pool:
         first = pool.submit(batching.run, {"x": np.ones(1, np.float32)})
-        while not runner.sizes:
-            threading.Event().wait(0.001)
+        wait_until(lambda: runner.sizes, what="the first request to run")
         second = pool.submit(batching.run, {"x": np.ones(2, np.float32)})  # fills the queue
-        while batching._waiting_rows < 2:
-            threading.Event().wait(0.001)
+        wait_until(lambda: batching._waiting_rows >= 2, what="the second request to queue")
         with pytest.raises(QueueFullError, match="full"):
             batching.run({"x": np.ones(1, np.float32)})
         runner.release.set()

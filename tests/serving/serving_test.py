@@ -26,6 +26,7 @@ from tensorflow_serving.apis import (
 
 from serving.client import RewardClient
 from serving.launcher import launch
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 GOALS = ["Grasp red cat", "Go left", "Grow any plant"]
@@ -320,8 +321,7 @@ def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
 
             worker = threading.Thread(target=busy)
             worker.start()
-            while not shapes:
-                time.sleep(0.01)
+            wait_until(lambda: shapes or refused, timeout=120, interval=0.01, what="a scan")
             process.send_signal(signal.SIGTERM)
             worker.join(timeout=60)
         assert process.wait(timeout=30) == 0
