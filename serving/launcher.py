@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import select
 import subprocess
 import sys
 
@@ -33,13 +34,18 @@ def launch(model_base_path: str | os.PathLike, *options: str) -> tuple[subproces
     )
 
 
-def launch_command(command: list[str]) -> tuple[subprocess.Popen, str]:
-    """Runs a server command that prints "serving 'NAME' on HOST:PORT" once it listens."""
+def launch_command(command: list[str], timeout: float = 180.0) -> tuple[subprocess.Popen, str]:
+    """Runs a server command that prints "serving 'NAME' on HOST:PORT" once it listens; kills it
+    and raises RuntimeError if it has not within ``timeout`` seconds."""
     path = os.pathsep.join(p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p)
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": path}
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment, text=True
     )
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    if not ready:
+        process.kill()
+        raise RuntimeError(f"the server printed nothing within {timeout:g} s: {command}")
     line = process.stdout.readline()  # "serving 'NAME' on 127.0.0.1:PORT" once listening
     match = _LISTENING.search(line)
     if not line.startswith("serving") or match is None:

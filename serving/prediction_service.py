@@ -151,6 +151,15 @@ def answers_cleanly(handler):
     return wrapped
 
 
+def no_method_message(loaded: LoadedVersion, method: str) -> str:
+    """What TF Serving says when a model has no signature of ``method`` (classify, regress)."""
+    return (
+        f"Expected a tensorflow/serving/{method} signature; version {loaded.version} of this "
+        f"model has only predict signatures ({', '.join(sorted(loaded.signatures))}): call "
+        "Predict with one of them."
+    )
+
+
 async def _abort(context, error: Exception):
     if isinstance(error, RequestError):
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
@@ -160,7 +169,9 @@ async def _abort(context, error: Exception):
 
 
 class PredictionServicer(prediction_service_pb2_grpc.PredictionServiceServicer):
-    """`tensorflow.serving.PredictionService`: Predict and GetModelMetadata."""
+    """`tensorflow.serving.PredictionService`: Predict and GetModelMetadata; Classify, Regress
+    and MultiInference answer as TF Serving does for a model whose signatures are all predict
+    signatures (NOT_FOUND for an unknown model or version, else INVALID_ARGUMENT)."""
 
     def __init__(self, predictor: Predictor, executor: futures.Executor):
         self.predictor, self.executor = predictor, executor
@@ -172,6 +183,29 @@ class PredictionServicer(prediction_service_pb2_grpc.PredictionServiceServicer):
             return await self.predictor.predict_async(request, loaded, self.executor)
         except (RequestError, LookupError, RuntimeError) as error:
             await _abort(context, error)
+
+    async def _no_such_method(self, model_spec, method: str, context):
+        try:
+            loaded = self.predictor.version_for(model_spec)
+        except (LookupError, RuntimeError) as error:
+            await _abort(context, error)
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, no_method_message(loaded, method))
+
+    @answers_cleanly
+    async def Classify(self, request, context):  # noqa: N802
+        await self._no_such_method(request.model_spec, "classify", context)
+
+    @answers_cleanly
+    async def Regress(self, request, context):  # noqa: N802
+        await self._no_such_method(request.model_spec, "regress", context)
+
+    @answers_cleanly
+    async def MultiInference(self, request, context):  # noqa: N802
+        if not request.tasks:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "MultiInference needs tasks")
+        task = request.tasks[0]
+        method = task.method_name.rsplit("/", 1)[-1] or "an inference"
+        await self._no_such_method(task.model_spec, method, context)
 
     @answers_cleanly
     async def GetModelMetadata(self, request, context):  # noqa: N802

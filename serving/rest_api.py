@@ -30,14 +30,19 @@ from google.protobuf import json_format
 from tensorflow_serving.apis import get_model_metadata_pb2, model_pb2, predict_pb2
 
 from serving.model_registry import ModelRegistry
-from serving.prediction_service import DEFAULT_SIGNATURE, Predictor, internal_error_message
+from serving.prediction_service import (
+    DEFAULT_SIGNATURE,
+    Predictor,
+    internal_error_message,
+    no_method_message,
+)
 from serving.request_validation import RequestError
 from serving.tensor_protos import to_array, to_tensor_proto
 
 _PATH = re.compile(
     r"^/v1/models/(?P<name>[^/:]+)"
     r"(?:/versions/(?P<version>[^/:]+)|/labels/(?P<label>[^/:]+))?"
-    r"(?P<action>/metadata|:predict)?/?$"
+    r"(?P<action>/metadata|:predict|:classify|:regress)?/?$"
 )
 _STATE_NAMES = {
     0: "UNKNOWN",
@@ -89,7 +94,7 @@ class RestApi:
             raise HttpError(
                 404,
                 f"no such resource {path!r}: the API is /v1/models/{{name}}"
-                "[/versions/{v}|/labels/{l}][/metadata|:predict]",
+                "[/versions/{v}|/labels/{l}][/metadata|:predict|:classify|:regress]",
             )
         spec = model_pb2.ModelSpec(name=match["name"])
         if match["version"] is not None:
@@ -99,9 +104,12 @@ class RestApi:
         elif match["label"] is not None:
             spec.version_label = match["label"]
         action = match["action"] or ""
-        wanted = {"": "GET", "/metadata": "GET", ":predict": "POST"}[action.rstrip("/")]
+        wanted = {"": "GET", "/metadata": "GET"}.get(action.rstrip("/"), "POST")
         if method != wanted:
             raise HttpError(405, f"{path} takes {wanted}, not {method}")
+        if action in (":classify", ":regress"):  # TF Serving's routes; no such signature here
+            loaded = self.predictor.version_for(spec)
+            raise RequestError(no_method_message(loaded, action[1:]))
         if action == ":predict":
             return self._predict(spec, body)
         if action == "/metadata":

@@ -29,9 +29,13 @@ import grpc
 import tensorflow as tf
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from tensorflow_serving.apis import model_service_pb2_grpc, prediction_service_pb2_grpc
+from tensorflow_serving.apis import (  # noqa: F401 - the services' descriptors, for reflection
+    model_service_pb2_grpc,
+    prediction_service_pb2_grpc,
+)
 
 from serving.batching import BatchingOptions
+from serving.grpc_handlers import SERVICES, add_servicer
 from serving.model_registry import LoadedVersion, ModelRegistry
 from serving.options import add_arguments
 from serving.prediction_service import ModelStatusServicer, PredictionServicer, Predictor
@@ -40,7 +44,7 @@ from serving.rest_server import RestServer
 from serving.signature_runner import session_config
 
 LOG = logging.getLogger("serving")
-SERVICE_NAMES = ("tensorflow.serving.PredictionService", "tensorflow.serving.ModelService")
+SERVICE_NAMES = tuple(SERVICES)
 WARMUP_FILE = "assets.extra/tf_serving_warmup_requests"
 
 
@@ -129,11 +133,15 @@ class ServingProcess:
             ("grpc.max_send_message_length", max_message_bytes),
         ]
         self.server = grpc.aio.server(options=options)
-        prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(
-            PredictionServicer(self.predictor, self.executor), self.server
+        add_servicer(  # unparseable requests: INVALID_ARGUMENT (`grpc_handlers`)
+            self.server,
+            "tensorflow.serving.PredictionService",
+            PredictionServicer(self.predictor, self.executor),
         )
-        model_service_pb2_grpc.add_ModelServiceServicer_to_server(
-            ModelStatusServicer(model_name, self.registry), self.server
+        add_servicer(
+            self.server,
+            "tensorflow.serving.ModelService",
+            ModelStatusServicer(model_name, self.registry),
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)

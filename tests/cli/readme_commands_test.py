@@ -1,0 +1,110 @@
+"""The README's commands, end to end, as a user types them: train a small run with the learned
+reward, `export reward` and `export policy`, `serve` it with gRPC and REST, `score` over both,
+and a stock TF-Agents `PyDriver` driving the Playground with `SavedModelPyTFEagerPolicy` on the
+exported policy."""
+
+import json
+import pathlib
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from serving.launcher import launch_command
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
+# configs/smoke.gin with the main path's networks: MA policy, learned MA reward (2 epochs: the
+# reward model is trained at the end of the first, the policy in the second).
+SMALL_RUN = [
+    "--gin-file",
+    "configs/smoke.gin",
+    "--gin-binding",
+    'TrainConfig.architecture = "ma"',
+    "--gin-binding",
+    'TrainConfig.reward = "learned"',
+    "--gin-binding",
+    "TrainConfig.reward_max_epochs = 3",
+]
+
+
+def imagine_tf(*args: str, timeout: float = 600) -> str:
+    """Runs ``imagine-tf ARGS`` from the repository; its stdout (fails on a non-zero exit)."""
+    result = subprocess.run(
+        [*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A trained run and its exported reward model and policy."""
+    work = tmp_path_factory.mktemp("readme")
+    run = work / "run"
+    imagine_tf("train", "--root-dir", str(run), "--threads", "1", *SMALL_RUN)
+    assert "exported ma reward model" in imagine_tf(
+        "export", "reward", "--root-dir", str(run), "--model-base-path", str(work / "reward")
+    )
+    assert "exported the ma policy" in imagine_tf(
+        "export", "policy", "--root-dir", str(run), "--model-base-path", str(work / "policy")
+    )
+    return work
+
+
+def test_serve_and_score_over_grpc_and_rest(exported):
+    states = np.random.default_rng(0).uniform(-1, 1, (2, 240)).astype(np.float32)
+    np.save(exported / "states.npy", states)
+    process, target = launch_command(
+        [
+            *CLI,
+            "serve",
+            "--model-base-path",
+            str(exported / "reward"),
+            "--port",
+            "0",
+            "--rest-port",
+            "0",
+        ]
+    )
+    try:
+        assert process.rest_url is not None
+        score = ["score", "--goal", "Grasp red cat", "--state-file", str(exported / "states.npy")]
+        over_grpc = json.loads(imagine_tf(*score, "--server", target, "--json", timeout=120))
+        over_rest = json.loads(
+            imagine_tf(*score, "--rest", process.rest_url, "--json", timeout=120)
+        )
+        assert [row["goal"] for row in over_grpc] == ["Grasp red cat"] * 2
+        for by_grpc, by_rest in zip(over_grpc, over_rest):
+            assert 0.0 <= by_grpc["probability"] <= 1.0
+            assert by_grpc["probability"] == pytest.approx(by_rest["probability"], abs=1e-6)
+            assert by_grpc["reward"] == (by_grpc["probability"] > 0.5)
+            assert len(by_grpc["module_probabilities"]) == 3  # one per object
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+
+
+def test_a_stock_py_driver_plays_the_exported_policy(exported):
+    from tf_agents.drivers import py_driver
+    from tf_agents.policies import py_tf_eager_policy
+
+    import imagine_tf as package
+
+    env = package.make_env(batch_size=4, num_objects=3, seed=0)
+    policy = py_tf_eager_policy.SavedModelPyTFEagerPolicy(
+        str(exported / "policy" / "1"),
+        env.time_step_spec(),
+        env.action_spec(),
+        batch_time_steps=False,
+    )
+    steps = []
+    driver = py_driver.PyDriver(env, policy, observers=[steps.append], max_steps=4 * 50)
+    final, _ = driver.run(env.reset())
+    assert len(steps) == 50 and final.is_last().all()
+    actions = np.stack([np.asarray(step.action) for step in steps])
+    assert actions.shape == (50, 4, 3) and np.all(np.abs(actions) <= 1.0)
+    assert policy.get_train_step() > 0  # the trained run's counter, not a fresh policy
