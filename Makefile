@@ -51,7 +51,7 @@ bench: $(STAMP)
 PARALLEL ?= 2
 experiments: $(STAMP)
 	$(BIN)/imagine-tf dataset build
-	for name in reward_architectures architectures objects two_object imagination; do \
+	for name in reward_architectures architectures objects two_object imagination imagination_reference; do \
 		$(BIN)/imagine-tf experiment $$name --parallel $(PARALLEL) || exit 1; done
 	$(BIN)/imagine-tf experiment types --report
 	$(BIN)/imagine-tf experiment reward_types --report

@@ -6,6 +6,9 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+import pytest
+
 from tests.cli.main_test import run
 
 
@@ -133,6 +136,17 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
         "\"RewardTrainConfig.architecture = 'fc'\""
     )
     assert plot_file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    train_f1 = [r["one_object_train"] for r in report["runs"]]
+    assert report["mean_std"]["fc"]["one_object_train"]["std"] == pytest.approx(
+        float(np.std(train_f1, ddof=1))  # the sample std, as every report
+    )
+    again = tmp_path / "again.json"  # an earlier report alone, aggregated again
+    assert (
+        run(capsys, "reward", "report", "--include", str(report_file), "--out", str(again))[0] == 0
+    )
+    assert json.loads(again.read_text())["mean_std"] == report["mean_std"]
+    code, _, err = run(capsys, "reward", "report")
+    assert code == 2 and "--include" in err
     seed_0 = [a for a in study if a != "1"]  # seed 0 of ensembles of 2: members 0, 1
     code, out, _ = run(capsys, *seed_0, "--gin-binding", "RewardStudyConfig.ensemble_size = 2")
     gin.clear_config()
