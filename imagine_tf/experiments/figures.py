@@ -33,9 +33,9 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
             rows, columns, figsize=(4.5 * columns, 3.3 * rows), squeeze=False
         )
         for axis, (title, key) in zip(axes.flat, panels):
-            for label, entry in configurations.items():
+            for index, (label, entry) in enumerate(configurations.items()):
                 points = [p for p in entry.get("curves", {}).get(key, []) if p["mean"] is not None]
-                if not points:
+                if not points:  # (a configuration keeps its colour in every panel)
                     continue
                 x = np.array([p["episodes"] / 1000 for p in points])
                 mean = np.array([p["mean"] for p in points])
@@ -45,9 +45,10 @@ def draw(spec: ExperimentSpec, content: dict, path: pathlib.Path) -> None:
                     mean,
                     marker="o",
                     markersize=3,
+                    color=f"C{index}",
                     label=f"{label} (n = {max(p['n'] for p in points)})",
                 )
-                axis.fill_between(x, mean - std, mean + std, alpha=0.2)
+                axis.fill_between(x, mean - std, mean + std, alpha=0.2, color=f"C{index}")
             axis.set(title=title, xlabel="episodes (×10³)", ylim=(0, 1.02))
         for axis in axes.flat[len(panels) :]:
             axis.axis("off")
