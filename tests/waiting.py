@@ -11,3 +11,7 @@ def wait_until(condition, timeout: float = 30.0, interval: float = 0.001, what: 
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up after {timeout:g} s waiting for {what or condition}")
         time.sleep(interval)
+
+
+#: Time bounds in tests only catch hangs: generous for a loaded 2-core machine.
+SLACK_S = 5.0

@@ -128,6 +128,7 @@ def _tiny_trained_agent(root, **overrides):
     return load_agent(root)
 
 
+@pytest.mark.integration  # a server on 127.0.0.1
 def test_policy_export_acts_like_the_trained_policy(tmp_path):
     from imagine_tf.export.policy_export import export_policy
 

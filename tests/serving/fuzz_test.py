@@ -17,6 +17,8 @@ from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 from tests.serving.rest_test import _wait_available
 from tests.serving.serving_test import export, random_states
 
+pytestmark = pytest.mark.integration  # a server on 127.0.0.1
+
 SETTINGS = settings(
     max_examples=60,
     deadline=None,

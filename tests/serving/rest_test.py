@@ -16,6 +16,8 @@ from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 
 from tests.serving.serving_test import export, random_states
 
+pytestmark = pytest.mark.integration  # servers on 127.0.0.1
+
 STATES = random_states(3)
 
 

@@ -85,6 +85,7 @@ def test_a_run_started_with_auto_records_the_resolved_dtype(tmp_path, monkeypatc
     assert TrainConfig().compute_dtype == "bfloat16"
 
 
+@pytest.mark.integration  # a server on 127.0.0.1
 def test_an_actor_given_auto_takes_the_learners_precision():
     from imagine_tf.distributed.address import free_port
     from imagine_tf.distributed.replay_server import ReplayServer
