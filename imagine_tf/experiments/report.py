@@ -31,6 +31,7 @@ from imagine_tf.experiments.markdown import markdown
 from imagine_tf.experiments.paper import compare_with_paper
 from imagine_tf.experiments.spec import ExperimentSpec
 from imagine_tf.experiments.statistics import first_significant, summary
+from imagine_tf.training import run_layout
 
 
 def lookup(results: dict | None, path: str):
@@ -261,6 +262,12 @@ def write_report(
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seeds_per_configuration": {label: spec.seeds_of(label) for label in spec.configurations},
         "cell_commands": {cell.name: cell_command(cell) for cell in cells},
+        # The precision each agent run ran in (its config.json: "auto" resolved at its start).
+        "cell_precisions": {
+            cell.name: precision
+            for cell in cells
+            if (precision := cell_precision(cell)) is not None
+        },
         **content,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -268,6 +275,14 @@ def write_report(
     write_text_atomically(out_dir / f"{spec.name}.md", markdown(spec, content))
     draw(spec, content, out_dir / f"{spec.name}.png")
     return record
+
+
+def cell_precision(cell: Cell) -> str | None:
+    """The compute dtype an agent cell's run recorded (None: no run, or not an agent cell)."""
+    config = cell.directory / run_layout.CONFIG_JSON
+    if cell.spec.kind != "agent" or not config.exists():
+        return None
+    return json.loads(config.read_text()).get("compute_dtype")
 
 
 def cell_command(cell: Cell) -> str:

@@ -87,3 +87,4 @@ def test_a_paired_grid_forks_each_arm_from_the_finished_trunk(tmp_path):
     record = json.loads((out / "forks.json").read_text())
     assert "--fork-from" in record["cell_commands"]["other_s0"]
     assert "--fork-from" not in record["cell_commands"]["trunk_s0"]
+    assert record["cell_precisions"] == {name: "float32" for name in record["cell_commands"]}
