@@ -33,12 +33,28 @@ TUNE_CONFIGS = [p for p in CONFIGS if p.name.startswith("tune_")]
 QUICKSTART = ROOT / "configs" / "quickstart.gin"
 SMOKE = ROOT / "configs" / "smoke.gin"
 IMAGINE = ROOT / "configs" / "imagine.gin"
+STUDY = ROOT / "configs" / "imagination_study.gin"
 
 
 def test_every_config_is_tested():
     tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) | set(IMAGINE_CONFIGS)
     tested |= set(TUNE_CONFIGS)
-    assert tested | {QUICKSTART, SMOKE} == set(CONFIGS)
+    assert tested | {QUICKSTART, SMOKE, STUDY} == set(CONFIGS)
+
+
+def test_the_imagination_study_is_the_quickstart_in_shorter_epochs(tmp_path, monkeypatch):
+    import argparse
+
+    from imagine_tf.cli.common import parse_gin
+    from imagine_tf.training import train_eval
+
+    monkeypatch.chdir(tmp_path)
+    parse_gin(argparse.Namespace(gin_file=[str(STUDY)], gin_binding=[]), train_eval)
+    config = train_eval.TrainConfig()
+    assert (config.architecture, config.reward, config.final_goal_ratio) == ("ma", "learned", 0.5)
+    assert (config.cycles_per_epoch, config.updates_per_cycle) == (10, 20)
+    assert config.compute_dtype == "float32" and config.imagination == "none"
+    assert gin.query_parameter("train_eval.num_epochs") == 30
 
 
 def test_imagine_is_the_reference_run_with_cgh_from_epoch_10(tmp_path, monkeypatch):
