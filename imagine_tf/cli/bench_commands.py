@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 
 from imagine_tf.cli.common import UsageError, limit_threads
 
@@ -53,6 +54,8 @@ def _bench_command(args: argparse.Namespace) -> int:
     limit_threads(args.threads)
     load_at_start = os.getloadavg()
     results = _run_benchmark(args)
+    # the command that wrote the record, as typed (a record is one command run, written whole)
+    results["command"] = "imagine-tf " + shlex.join(args.argv)
     # what else ran: the load averages (1, 5, 15 min) around the benchmark, and the caller's words
     results["load_average"] = {
         "at_start": [round(x, 2) for x in load_at_start],

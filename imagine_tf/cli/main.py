@@ -242,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: records name it
     try:
         return args.run(args)
     except (UsageError, RunDirectoryBusy, RunConfigMismatch, ForkError) as error:

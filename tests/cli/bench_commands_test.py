@@ -67,6 +67,7 @@ def test_bench_train_quick(capsys, tmp_path):
     summary = results["summary"]["float32"]["updates_per_s"]
     assert summary["min"] <= summary["median"] <= summary["max"]
     assert results["machine"]["cpu_model"] and "load_average" in results
+    assert results["command"].startswith("imagine-tf ") and "--repeats" in results["command"]
     assert results["config"]["reward_patience"] == 5
     assert code == 0 and results["config"]["updates_per_epoch"] == 250
     assert results["machine"]["bfloat16_matmul_speedup"] > 0
