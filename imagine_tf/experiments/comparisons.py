@@ -52,31 +52,8 @@ def _pair(a: dict, b: dict, paired: bool) -> tuple[list[float], list[float], lis
     return kept[0], kept[1], []
 
 
-def test_claim(claim: Claim, metric: str, a: dict, b: dict, paired: bool) -> dict:
-    """One test of the family: ``claim`` on ``metric``, from the sides' {seed: value}."""
-    values_a, values_b, seeds = _pair(a, b, paired)
-    shift = claim.margin if claim.relation == ">=" else 0.0  # non-inferiority: a − b + margin
-    if paired:
-        test = statistics.paired(values_a, values_b, shift=shift)
-    else:
-        test = statistics.welch([v + shift for v in values_a], values_b)
-    return {
-        "a": claim.a,
-        "b": claim.b,
-        "metric": metric,
-        "claim": claim.text(metric),
-        "relation": claim.relation,
-        "margin": claim.margin,
-        "design": "paired" if paired else "independent",
-        "paired_seeds": seeds,
-        **test,
-        **intervals.difference_estimates(values_a, values_b, paired),
-        "difference_ci": statistics.difference_interval(values_a, values_b, paired),
-    }
-
-
 def describe_pair(a: str, b: str, metric: str, side_a: dict, side_b: dict, paired: bool) -> dict:
-    """A difference reported without a test: estimates and CIs only."""
+    """A difference a − b from the sides' {seed: value}: estimates and CIs, no test."""
     values_a, values_b, seeds = _pair(side_a, side_b, paired)
     return {
         "a": a,
@@ -86,6 +63,24 @@ def describe_pair(a: str, b: str, metric: str, side_a: dict, side_b: dict, paire
         "paired_seeds": seeds,
         **intervals.difference_estimates(values_a, values_b, paired),
         "difference_ci": statistics.difference_interval(values_a, values_b, paired),
+    }
+
+
+def test_claim(claim: Claim, metric: str, a: dict, b: dict, paired: bool) -> dict:
+    """One test of the family: ``claim`` on ``metric`` (`describe_pair` and its test)."""
+    described = describe_pair(claim.a, claim.b, metric, a, b, paired)
+    values_a, values_b, _ = _pair(a, b, paired)
+    shift = claim.margin if claim.relation == ">=" else 0.0  # non-inferiority: a − b + margin
+    if paired:
+        test = statistics.paired(values_a, values_b, shift=shift)
+    else:
+        test = statistics.welch([v + shift for v in values_a], values_b)
+    return {
+        "claim": claim.text(metric),
+        "relation": claim.relation,
+        "margin": claim.margin,
+        **test,
+        **described,  # its unshifted difference, not the shifted test's
     }
 
 

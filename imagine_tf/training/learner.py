@@ -29,7 +29,7 @@ import tensorflow as tf
 from tf_agents.trajectories import policy_step, time_step as ts, trajectory
 
 from imagine_tf.agents.goal_sampler import KnownGoals
-from imagine_tf.agents.her_relabeler import LearnedRewardScorer, OracleScorer
+from imagine_tf.agents.her_relabeler import OracleScorer
 from imagine_tf.language import grammar
 from imagine_tf.language.goal_invention import GoalImagination
 from imagine_tf.language.goal_table import GoalTable
@@ -284,20 +284,16 @@ class Learner:
         imagined ones (None before any is imagined)."""
         if self.probe is None:
             return {}
-        scorer = self.relabeler.scorer
-        if not isinstance(scorer, LearnedRewardScorer):
-            scorer = LearnedRewardScorer(self.reward_network)
-
-        def predict(states, goals):
-            embeddings = self.encode_goals(self.builder.goal_tokens(goals))
-            ids = tf.zeros([len(goals)], tf.int64)  # the learned reward reads no ids
-            return scorer.scan(tf.constant(states), ids, embeddings).numpy()
-
+        scorer = self.relabeler.scorer  # the learned reward's (a probe needs reward = "learned")
+        goals = list(self.probe.goals)  # every test goal, scored once
+        embeddings = self.encode_goals(self.builder.goal_tokens(goals))
+        ids = tf.zeros([len(goals)], tf.int64)  # the learned reward reads no ids
+        predicted = scorer.scan(tf.constant(self.probe.states), ids, embeddings).numpy()
         imagined = set(self.imagination.imagined)
         return {
-            "reward_test_goal_f1": self.probe.f1(self.probe.goals, predict),
+            "reward_test_goal_f1": self.probe.f1(goals, predicted),
             "reward_imagined_test_goal_f1": self.probe.f1(
-                [g for g in self.probe.goals if g in imagined], predict
+                [g for g in goals if g in imagined], predicted
             ),
         }
 

@@ -17,12 +17,13 @@ The probe is analysis only: nothing it measures feeds back into training.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
+from imagine_tf.reward.supervised_training import f1_per_goal
 
 PROBE_SEED = 2020
 
@@ -44,15 +45,15 @@ class TestGoalProbe:
         self.labels = oracle.achieved_matrix(self.states, GoalTable.from_sentences(self.goals))
         self._column = {goal: i for i, goal in enumerate(self.goals)}
 
-    def f1(self, goals: Sequence[str], predict: Callable[[np.ndarray, list[str]], np.ndarray]):
-        """Mean per-goal F1 of ``predict(states [S, D], goals) -> bool [S, K]`` over the test
-        goals among ``goals`` that have a positive probe state; None if there is none."""
-        chosen = [g for g in goals if g in self._column and self.labels[:, self._column[g]].any()]
-        if not chosen:
+    def f1(self, goals: Sequence[str], predicted: np.ndarray) -> float | None:
+        """Mean per-goal F1 of ``predicted``, bool [S, 64] (the reward's verdicts on `states`
+        × `goals`, computed once per epoch), over the test goals among ``goals`` that have a
+        positive probe state; None if there is none."""
+        columns = [self._column[g] for g in goals if g in self._column]
+        columns = [c for c in columns if self.labels[:, c].any()]
+        if not columns:
             return None
-        labels = self.labels[:, [self._column[g] for g in chosen]]
-        predicted = np.asarray(predict(self.states, chosen), bool)
-        return float(np.mean(per_goal_f1(predicted, labels)))
+        return float(np.mean(f1_per_goal(predicted[:, columns], self.labels[:, columns])))
 
 
 def _expert_final_states(goals: list[str], num_objects: int, seed: int) -> np.ndarray:
@@ -74,14 +75,6 @@ def _expert_final_states(goals: list[str], num_objects: int, seed: int) -> np.nd
     while not time_step.is_last().all():
         time_step = env.step(expert.action(time_step.observation["state"], env.goal_ids))
     return np.asarray(time_step.observation["state"], np.float32)
-
-
-def per_goal_f1(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """F1 per column of bool [S, K] predictions against bool [S, K] labels (0 where a column
-    has no true positive)."""
-    true_positives = (predicted & labels).sum(0)
-    denominator = predicted.sum(0) + labels.sum(0)
-    return np.where(denominator > 0, 2 * true_positives / np.maximum(denominator, 1), 0.0)
 
 
 def imagination_record(imagined: Sequence[str], known: int, discovered: int) -> dict:

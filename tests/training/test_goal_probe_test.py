@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from imagine_tf.language import grammar
-from imagine_tf.training.test_goal_probe import TestGoalProbe, imagination_record, per_goal_f1
+from imagine_tf.training.test_goal_probe import TestGoalProbe, imagination_record
 
 
 @pytest.fixture(scope="module")
@@ -25,24 +25,14 @@ def test_the_probe_is_the_same_for_every_run_and_has_positives_for_most_test_goa
 
 
 def test_the_oracle_scores_f1_one_and_a_constant_guess_scores_less(probe):
-    column = {g: i for i, g in enumerate(probe.goals)}
-
-    def oracle(states, goals):
-        return probe.labels[:, [column[g] for g in goals]]
-
-    def always(states, goals):
-        return np.ones((len(states), len(goals)), bool)
-
-    assert probe.f1(probe.goals, oracle) == pytest.approx(1.0)
+    always = np.ones_like(probe.labels)
+    assert probe.f1(probe.goals, probe.labels) == pytest.approx(1.0)
     assert probe.f1(probe.goals, always) < 0.5
-    assert probe.f1(["Go left", "Grasp red cat"], oracle) is None  # no test goal among them
-
-
-def test_per_goal_f1_by_hand():
-    predicted = np.array([[1, 0], [1, 1], [0, 0]], bool)
-    labels = np.array([[1, 0], [0, 0], [1, 0]], bool)
-    # goal 0: tp 1, fp 1, fn 1 -> 0.5; goal 1: tp 0 -> 0
-    np.testing.assert_allclose(per_goal_f1(predicted, labels), [0.5, 0.0])
+    assert probe.f1(["Go left", "Grasp red cat"], probe.labels) is None  # no test goal there
+    one = [probe.goals[0]]  # a subset is scored on its own columns
+    wrong = probe.labels.copy()
+    wrong[:, 0] = ~wrong[:, 0]
+    assert probe.f1(one, wrong) == 0.0 and probe.f1(probe.goals[1:], wrong) == pytest.approx(1.0)
 
 
 def test_imagination_record_gives_precision_and_coverage():
