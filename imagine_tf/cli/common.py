@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import shlex
+import sys
 from typing import Sequence
 
 from imagine_tf.training.checkpoint_snapshot import SnapshotError
@@ -87,12 +88,22 @@ def _binding_quoted(binding: str) -> str:
 
 
 def limit_threads(threads: int | None) -> None:
-    """Limits TensorFlow to ``threads`` threads (before it starts); None keeps all cores."""
+    """Limits TensorFlow to ``threads`` threads (before it starts); None keeps all cores.
+
+    Called in a process whose TensorFlow already runs (``main()`` from a notebook or a test),
+    the limit cannot change any more: that is said on stderr and the command goes on."""
     if threads:
         import tensorflow as tf
 
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(threads)
+        try:
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(threads)
+        except RuntimeError:  # "cannot be modified after initialization"
+            print(
+                f"imagine-tf: TensorFlow already runs in this process; --threads {threads} "
+                "is not applied",
+                file=sys.stderr,
+            )
 
 
 def add_gin_flags(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ from imagine_tf.experiments.cells import grid
 from imagine_tf.experiments.report import collect, lookup
 from imagine_tf.experiments.spec import ExperimentSpec, load_experiment
 from imagine_tf.experiments.statistics import summary, welch
+from tests.waiting import wait_until
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXPERIMENTS = sorted((ROOT / "configs" / "experiments").glob("*.gin"))
@@ -57,16 +58,18 @@ def test_bad_experiments_are_refused_naming_what_is_wrong():
     assert lookup({"per_type": {}}, "per_type.5") is None
 
 
+# Two configurations of 2 seeds, 2 epochs of 2 smoke cycles: a cell costs seconds.
 SMALL = """
 ExperimentSpec.name = "small"
 ExperimentSpec.description = "two tiny configurations"
 ExperimentSpec.kind = "agent"
 ExperimentSpec.configurations = {
-    "fc": {"gin_files": ["configs/smoke.gin"], "bindings": []},
-    "fa": {"gin_files": ["configs/smoke.gin"], "bindings": ['TrainConfig.architecture = "fa"']},
+    "fc": {"gin_files": ["configs/smoke.gin"], "bindings": ["TrainConfig.cycles_per_epoch = 2"]},
+    "fa": {"gin_files": ["configs/smoke.gin"],
+           "bindings": ["TrainConfig.cycles_per_epoch = 2", 'TrainConfig.architecture = "fa"']},
 }
 ExperimentSpec.seeds = 2
-ExperimentSpec.num_epochs = 1
+ExperimentSpec.num_epochs = 2
 ExperimentSpec.repetitions = 1
 ExperimentSpec.eval_num_objects = (3,)
 ExperimentSpec.metrics = {"train SR": "train_success", "Go SR": "train_per_predicate.Go"}
@@ -85,49 +88,6 @@ def _experiment_command(tmp_path, *args) -> list[str]:
 def _experiment(tmp_path, *args):
     command = _experiment_command(tmp_path, *args)
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
-
-
-def test_a_small_grid_runs_two_at_a_time_resumes_and_reports(tmp_path):
-    (tmp_path / "small.gin").write_text(SMALL)
-    first = _experiment(tmp_path, "--parallel", "2")
-    assert first.returncode == 0, first.stdout + first.stderr
-    assert "0 of 4 cells finished; running 4, 2 at a time" in first.stdout
-    record = json.loads((tmp_path / "out" / "small.json").read_text())
-    assert (tmp_path / "out" / "small.png").stat().st_size > 1000
-    assert "| fc | 2 |" in (tmp_path / "out" / "small.md").read_text()
-    for label in ("fc", "fa"):
-        cells = [
-            json.loads(
-                (
-                    tmp_path / "runs" / f"{label}_s{s}" / "evaluations" / "epoch_0001.json"
-                ).read_text()
-            )
-            for s in (0, 1)
-        ]
-        entry = record["configurations"][label]
-        assert entry["seeds"] == [0, 1] and entry["metrics"]["train SR"]["values"] == [
-            c["train_success"] for c in cells
-        ]
-        assert [p["epoch"] for p in entry["curves"]["eval_train_success"]] == [1]
-        assert entry["seconds_per_cell"]["n"] == 2 and entry["seconds_per_cell"]["mean"] > 0
-    assert {t["metric"] for t in record["comparisons"]} == {"train SR", "Go SR"}
-    curves = {(t["a"], t["b"], t["curve"]) for t in record["curve_comparisons"]}
-    assert curves == {("fc", "fa", "eval_train_success"), ("fc", "fa", "eval_test_success")}
-    assert record["missing"] == [] and record["report_code_version"]
-    assert set(record["cell_code_versions"]) == {"fc_s0", "fc_s1", "fa_s0", "fa_s1"}
-    assert all(len(v) == 1 and v[0] for v in record["cell_code_versions"].values())
-    assert record["cell_commands"]["fa_s1"].startswith("imagine-tf train --threads 1 --root-dir")
-    assert 'TrainConfig.architecture = "fa"' in shlex.split(record["cell_commands"]["fa_s1"])
-    again = _experiment(tmp_path)
-    assert "4 of 4 cells finished; running 0" in again.stdout
-    # A cell without its evaluation is reported as missing, the others still are.
-    shutil.rmtree(tmp_path / "runs" / "fa_s1" / "evaluations")
-    partial = _experiment(tmp_path, "--report")
-    assert partial.returncode == 0
-    record = json.loads((tmp_path / "out" / "small.json").read_text())
-    assert record["missing"] == ["fa_s1"] and record["configurations"]["fa"]["seeds"] == [0]
-    assert [p["n"] for p in record["configurations"]["fa"]["curves"]["eval_train_success"]] == [1]
-    assert "Missing (1 cells not finished): fa_s1" in (tmp_path / "out" / "small.md").read_text()
 
 
 def test_unknown_experiments_are_a_usage_error(capsys):
@@ -267,37 +227,79 @@ def _processes_mentioning(text: str) -> list[int]:
     return pids
 
 
-def test_a_stopped_grid_stops_its_runs_and_a_rerun_finishes_them(tmp_path):
+def test_a_grid_stopped_stops_its_runs_a_rerun_finishes_them_and_reports(tmp_path):
+    """One grid of 4 cells, two at a time: stopped with SIGTERM once a cell has checkpointed its
+    first epoch (the running cells stop with it), run again to the end (the report), again
+    (nothing to run), and reported again without one cell's evaluation (partial report)."""
     import os
     import signal
-    import time
 
-    (tmp_path / "small.gin").write_text(
-        SMALL.replace("ExperimentSpec.num_epochs = 1", "ExperimentSpec.num_epochs = 2")
-    )
-    command = _experiment_command(tmp_path, "--parallel", "2")
+    (tmp_path / "small.gin").write_text(SMALL)
     runner = subprocess.Popen(
-        command,
+        _experiment_command(tmp_path, "--parallel", "2"),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
     )
-    deadline = time.time() + 300
-    while not list((tmp_path / "runs").glob("*/checkpoint")) and time.time() < deadline:
-        time.sleep(0.5)
-    assert list((tmp_path / "runs").glob("*/checkpoint")), "no cell checkpointed in time"
-    os.kill(runner.pid, signal.SIGTERM)
-    runner.wait(timeout=120)
-    time.sleep(1)
-    assert not _processes_mentioning(str(tmp_path / "runs")), "cells outlived the stopped runner"
-    again = _experiment(tmp_path, "--parallel", "2")
-    assert again.returncode == 0, again.stdout + again.stderr
-    record = json.loads((tmp_path / "out" / "small.json").read_text())
-    assert record["missing"] == [] and all(
-        len(entry["seeds"]) == 2 for entry in record["configurations"].values()
+    wait_until(
+        lambda: list((tmp_path / "runs").glob("*/checkpoint")) or runner.poll() is not None,
+        timeout=300,
+        interval=0.2,
+        what="a cell's first checkpoint",
     )
+    assert _processes_mentioning(str(tmp_path / "runs")), "no cell was running"
+    os.kill(runner.pid, signal.SIGTERM)
+    stopped_out, _ = runner.communicate(timeout=120)
+    assert "0 of 4 cells finished; running 4, 2 at a time" in stopped_out
+    wait_until(
+        lambda: not _processes_mentioning(str(tmp_path / "runs")),
+        timeout=10,
+        what="the cells to stop with their runner",
+    )
+    first = _experiment(tmp_path, "--parallel", "2")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "cells finished; running" in first.stdout
+    record = json.loads((tmp_path / "out" / "small.json").read_text())
+    assert (tmp_path / "out" / "small.png").stat().st_size > 1000
+    assert "| fc | 2 |" in (tmp_path / "out" / "small.md").read_text()
+    for label in ("fc", "fa"):
+        cells = [
+            json.loads(
+                (
+                    tmp_path / "runs" / f"{label}_s{s}" / "evaluations" / "epoch_0002.json"
+                ).read_text()
+            )
+            for s in (0, 1)
+        ]
+        entry = record["configurations"][label]
+        assert entry["seeds"] == [0, 1] and entry["metrics"]["train SR"]["values"] == [
+            c["train_success"] for c in cells
+        ]
+        assert [p["epoch"] for p in entry["curves"]["eval_train_success"]] == [1, 2]
+        assert entry["seconds_per_cell"]["n"] == 2 and entry["seconds_per_cell"]["mean"] > 0
+    assert {t["metric"] for t in record["comparisons"]} == {"train SR", "Go SR"}
+    curves = {(t["a"], t["b"], t["curve"]) for t in record["curve_comparisons"]}
+    assert curves == {("fc", "fa", "eval_train_success"), ("fc", "fa", "eval_test_success")}
+    assert record["missing"] == [] and record["report_code_version"]
+    assert set(record["cell_code_versions"]) == {"fc_s0", "fc_s1", "fa_s0", "fa_s1"}
+    assert all(len(v) == 1 and v[0] for v in record["cell_code_versions"].values())
+    assert record["cell_commands"]["fa_s1"].startswith("imagine-tf train --threads 1 --root-dir")
+    assert 'TrainConfig.architecture = "fa"' in shlex.split(record["cell_commands"]["fa_s1"])
+    again = _experiment(tmp_path)
+    assert "4 of 4 cells finished; running 0" in again.stdout
+    # A cell without its evaluation is reported as missing, the others still are.
+    shutil.rmtree(tmp_path / "runs" / "fa_s1" / "evaluations")
+    partial = _experiment(tmp_path, "--report")
+    assert partial.returncode == 0
+    record = json.loads((tmp_path / "out" / "small.json").read_text())
+    assert record["missing"] == ["fa_s1"] and record["configurations"]["fa"]["seeds"] == [0]
+    assert [p["n"] for p in record["configurations"]["fa"]["curves"]["eval_train_success"]] == [
+        1,
+        1,
+    ]
+    assert "Missing (1 cells not finished): fa_s1" in (tmp_path / "out" / "small.md").read_text()
 
 
 def _curve(values_per_epoch):

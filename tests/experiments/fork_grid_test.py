@@ -13,19 +13,23 @@ from imagine_tf.experiments.spec import ExperimentSpec
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-FORKS = """
+# Epochs of 2 smoke cycles: a cell costs seconds.
+SMALL_EPOCHS = '"TrainConfig.cycles_per_epoch = 2"'
+FORKS = f"""
 ExperimentSpec.name = "forks"
 ExperimentSpec.kind = "agent"
-ExperimentSpec.configurations = {
-    "trunk": {"gin_files": ["configs/smoke.gin"], "bindings": [], "num_epochs": 1},
-    "same": {"gin_files": ["configs/smoke.gin"], "bindings": [], "fork_from": "trunk"},
-    "other": {"gin_files": ["configs/smoke.gin"],
-              "bindings": ["TrainConfig.final_goal_ratio = 0.25"], "fork_from": "trunk"},
-}
+ExperimentSpec.configurations = {{
+    "trunk": {{"gin_files": ["configs/smoke.gin"], "bindings": [{SMALL_EPOCHS}], "num_epochs": 1}},
+    "same": {{"gin_files": ["configs/smoke.gin"], "bindings": [{SMALL_EPOCHS}],
+              "fork_from": "trunk"}},
+    "other": {{"gin_files": ["configs/smoke.gin"],
+              "bindings": [{SMALL_EPOCHS}, "TrainConfig.final_goal_ratio = 0.25"],
+              "fork_from": "trunk"}},
+}}
 ExperimentSpec.seeds = 1
 ExperimentSpec.num_epochs = 2
 ExperimentSpec.repetitions = 1
-ExperimentSpec.metrics = {"train SR": "train_success"}
+ExperimentSpec.metrics = {{"train SR": "train_success"}}
 ExperimentSpec.comparisons = (("other", "same"),)
 ExperimentSpec.figure = "curves"
 """

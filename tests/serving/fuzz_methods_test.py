@@ -7,11 +7,7 @@ server keeps answering a valid request, and its memory stays bounded.
 The default run replays a fixed set of examples (hypothesis, derandomized); `make test-all`
 adds a larger random run (`slow`)."""
 
-import os
-import signal
-
 import grpc
-import numpy as np
 import pytest
 import requests
 import tensorflow as tf
@@ -30,8 +26,7 @@ from tensorflow_serving.apis import (
 
 from imagine_tf.benchmarks.timing import resident_mb
 from tests.serving.fuzz_test import tensor_protos
-from tests.serving.rest_test import _wait_available
-from tests.serving.serving_test import export, random_states
+from tests.serving.models import MAX_MESSAGE_MB, random_states
 
 pytestmark = pytest.mark.integration
 FIXED = settings(
@@ -41,7 +36,6 @@ FIXED = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 RANDOM = settings(FIXED, max_examples=400, derandomize=False)
-MAX_MESSAGE_MB = 1
 #: What a stock client may get for a request it should not have sent (TF Serving's statuses).
 CLIENT_ERRORS = {
     grpc.StatusCode.INVALID_ARGUMENT,
@@ -76,34 +70,20 @@ METHODS = {  # method path -> (request class, response class)
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    from serving.launcher import launch
-
-    base = tmp_path_factory.mktemp("fuzz_methods") / "reward"
-    export(base, seed=0)
-    process, target = launch(
-        base,
-        "--max_batch_size",
-        "64",
-        "--max_message_mb",
-        str(MAX_MESSAGE_MB),
-        "--rest_api_port",
-        "0",
-        "--version_labels",
-        "stable=1",
-    )
-    _wait_available(process.rest_url)
-    channel = grpc.insecure_channel(target)
+def server(reward_server):
+    """(process, {method path: raw call}) of the shared server (tests/serving/conftest.py):
+    raw bytes in and out, so malformed protos reach it as sent. Its resident memory may not
+    grow by more than 300 MB over the module."""
+    process = reward_server.process
+    channel = grpc.insecure_channel(reward_server.target)
     calls = {
         path: channel.unary_unary(path, request_serializer=None, response_deserializer=None)
         for path in METHODS
-    }  # raw bytes in and out: malformed protos reach the server as sent
-    process.rss_at_start = resident_mb(process.pid)
+    }
+    rss_at_start = resident_mb(process.pid)
     yield process, calls
     channel.close()
-    assert resident_mb(process.pid) < process.rss_at_start + 300, "the server's memory grew"
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 0
+    assert resident_mb(process.pid) < rss_at_start + 300, "the server's memory grew"
 
 
 def _still_serving(calls) -> None:

@@ -3,7 +3,6 @@ whatever the request, the answer is OK or a client error (INVALID_ARGUMENT / NOT
 4xx), never a server error, and a valid request still succeeds afterwards."""
 
 import json
-import signal
 
 import grpc
 import pytest
@@ -14,8 +13,7 @@ from hypothesis import strategies as st
 from tensorflow.core.framework import tensor_pb2, tensor_shape_pb2, types_pb2
 from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 
-from tests.serving.rest_test import _wait_available
-from tests.serving.serving_test import export, random_states
+from tests.serving.models import random_states
 
 pytestmark = pytest.mark.integration  # a server on 127.0.0.1
 
@@ -29,20 +27,11 @@ VALID_STATES = random_states(1)
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    from serving.launcher import launch
-
-    base = tmp_path_factory.mktemp("fuzz_models") / "reward"
-    export(base, seed=0)
-    process, target = launch(
-        base, "--max_batch_size", "64", "--max_message_mb", "1", "--rest_api_port", "0"
-    )
-    _wait_available(process.rest_url)
-    channel = grpc.insecure_channel(target)
-    yield prediction_service_pb2_grpc.PredictionServiceStub(channel), process.rest_url
+def served(reward_server):
+    """(PredictionService stub, REST URL) of the shared server (tests/serving/conftest.py)."""
+    channel = grpc.insecure_channel(reward_server.target)
+    yield prediction_service_pb2_grpc.PredictionServiceStub(channel), reward_server.rest_url
     channel.close()
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 0
 
 
 def _valid_request():

@@ -14,55 +14,37 @@ import requests
 import tensorflow as tf
 from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 
-from tests.serving.serving_test import export, random_states
+from tests.serving.models import MAX_MESSAGE_MB, random_states, wait_available
 
 pytestmark = pytest.mark.integration  # servers on 127.0.0.1
 
 STATES = random_states(3)
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    base = tmp_path_factory.mktemp("rest_models") / "reward"
-    export(base, seed=0)
-    return base
-
-
 @pytest.fixture(scope="module", params=["aiohttp", "tornado"])
-def served(request, model_dir):
+def served(request, reward_server, tmp_path_factory):
+    """(gRPC target, REST URL) of a server on each HTTP stack: the shared server
+    (tests/serving/conftest.py) is aiohttp's, tornado's is started here with the same flags."""
+    if request.param == "aiohttp":
+        yield reward_server.target, reward_server.rest_url
+        return
     from serving.launcher import launch
 
     process, target = launch(
-        model_dir,
-        "--poll_seconds",
-        "0.3",
-        "--max_batch_size",
-        "64",
-        "--max_message_mb",
-        "1",
-        "--rest_api_port",
-        "0",
-        "--rest_framework",
-        request.param,
-    )
-    _wait_available(process.rest_url)
-    yield target, process.rest_url
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 0
-
-
-def _wait_available(url):
-    import time
-
-    for _ in range(200):
-        try:
-            states = requests.get(f"{url}/v1/models/reward", timeout=5).json()
-            if states["model_version_status"][0]["state"] == "AVAILABLE":
-                return
-        except (requests.ConnectionError, KeyError, IndexError):
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the model never became AVAILABLE")
+        reward_server.model_dir,
+        "--poll_seconds", "0.3",
+        "--max_batch_size", "64",
+        "--max_message_mb", str(MAX_MESSAGE_MB),
+        "--rest_api_port", "0",
+        "--version_labels", "stable=1",
+        "--rest_framework", "tornado",
+    )  # fmt: skip
+    try:
+        wait_available(process.rest_url)
+        yield target, process.rest_url
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
 
 
 def _grpc_score(target, goals, states):

@@ -1,14 +1,12 @@
 """The gRPC server on loopback with a real exported reward model and the stock TF Serving stubs.
 
-One server process for the module (started and stopped here); requests are bounded.
+One server process for the tests that only send requests (tests/serving/conftest.py), others
+start their own; requests are bounded.
 """
 
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -26,22 +24,11 @@ from tensorflow_serving.apis import (
 
 from serving.client import RewardClient
 from serving.launcher import launch
+from tests.serving.models import export, random_states
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 GOALS = ["Grasp red cat", "Go left", "Grow any plant"]
-
-
-def export(base_path, seed, version=None):
-    from imagine_tf.export.reward_export import export_reward_model
-    from imagine_tf.language.vocabulary import Vocabulary
-    from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
-
-    tf.keras.utils.set_random_seed(seed)
-    vocabulary = Vocabulary.default()
-    network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)
-    network(example_inputs(3, vocabulary.max_length))
-    return export_reward_model(network, base_path, {"test": True}, version, max_num_objects=3)
 
 
 def start_server(base_path, *extra):
@@ -49,25 +36,15 @@ def start_server(base_path, *extra):
     return process, target.rsplit(":", 1)[1]
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    base = tmp_path_factory.mktemp("models") / "reward"
-    export(base, seed=0)
-    return base
+@pytest.fixture
+def model_dir(reward_server):
+    return reward_server.model_dir
 
 
-@pytest.fixture(scope="module")
-def server(model_dir):
-    process, port = start_server(model_dir, "--max_batch_size", "64")
-    yield f"127.0.0.1:{port}"
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 0
-
-
-def random_states(count, num_objects=3, seed=0):
-    rng = np.random.default_rng(seed)
-    states = rng.uniform(-1, 1, (count, 2 * (3 + 39 * num_objects))).astype(np.float32)
-    return states
+@pytest.fixture
+def server(reward_server):
+    """The shared server of tests/serving/conftest.py (gRPC target)."""
+    return reward_server.target
 
 
 def test_round_trip_equals_the_saved_model_in_process(server, model_dir):
@@ -334,29 +311,25 @@ def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_cli_score_reads_a_state_saved_by_play(server, tmp_path):
-    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    state_file = tmp_path / "s.npy"
+def test_cli_score_reads_a_state_saved_by_play(server, tmp_path, capsys):
+    from imagine_tf.cli.main import main
 
     def cli(*argv):
-        command = [sys.executable, "-m", "imagine_tf.cli.main", *argv]
-        return subprocess.run(command, capture_output=True, env=environment, timeout=120)
+        code = main(list(argv))
+        return (code, *capsys.readouterr())
 
-    played = cli("play", "--goal", "Go left", "--save-state", str(state_file))
-    assert played.returncode == 0, played.stderr.decode()[-1000:]
+    state_file = tmp_path / "s.npy"
+    code, _, err = cli("play", "--goal", "Go left", "--save-state", str(state_file))
+    assert code == 0, err[-1000:]
     assert np.load(state_file).shape == (1, 240)
     score = ("score", "--state-file", str(state_file), "--server", server)
-    scored = cli(*score, "--goal", "Go left", "--json")
-    assert scored.returncode == 0, scored.stderr.decode()[-1000:]
-    (row,) = json.loads(scored.stdout)
+    code, out, err = cli(*score, "--goal", "Go left", "--json")
+    assert code == 0, err[-1000:]
+    (row,) = json.loads(out)
     assert (
         row["goal"] == "Go left"
         and 0 <= row["probability"] <= 1
         and len(row["module_probabilities"]) == 3
     )
-    refused = cli(*score, "--goal", "Go purple")
-    assert (
-        refused.returncode == 2
-        and b"INVALID_ARGUMENT" in refused.stderr
-        and b"purple" in refused.stderr
-    )
+    code, _, err = cli(*score, "--goal", "Go purple")
+    assert code == 2 and "INVALID_ARGUMENT" in err and "purple" in err

@@ -22,7 +22,9 @@ pytestmark = pytest.mark.integration
 
 SMOKE = str(pathlib.Path(__file__).resolve().parents[2] / "configs" / "smoke.gin")
 ENVIRONMENT = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-CYCLES, EPISODES, UPDATES = 10, 8, 40  # configs/smoke.gin
+# configs/smoke.gin, with epochs of 4 cycles where a test says so: every epoch costs seconds.
+CYCLES, EPISODES, UPDATES = 4, 8, 40
+EPOCHS = 4
 
 
 def cli(*args) -> list[str]:
@@ -88,75 +90,92 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> str:
     return (out or b"").decode()
 
 
-def test_two_actor_processes_train_and_an_actor_killed_mid_run_is_restarted(tmp_path):
-    root = tmp_path / "run"
+@pytest.fixture(scope="module")
+def faults(tmp_path_factory) -> dict:
+    """One run through every fault, brought up three times: a learner with two actor processes
+    loses an actor (restarted), is killed with SIGKILL (its actors and server die with it),
+    resumes, is stopped with SIGTERM, and resumes to its last epoch. Returns what each step
+    saw: {"root", "killed_actor", "helpers_at_kill", "epochs_at_kill", "helpers_at_stop",
+    "stop_code", "stop_out", "first_out", "last_code", "last_out"}."""
+    root = tmp_path_factory.mktemp("faults") / "run"
+    seen = {"root": root}
+    first_log = root.parent / "first.log"
     learner = start(
-        "train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2, "--num-epochs", 4
-    )
+        "train", "--gin-file", SMOKE, "--gin-binding", f"TrainConfig.cycles_per_epoch = {CYCLES}",
+        "--root-dir", root, "--actors", 2, "--num-epochs", EPOCHS, log=first_log,
+    )  # fmt: skip
     wait_until(
         lambda: len(children(learner.pid)) == 2 and epochs_done(root),
         180,
         "two actors and a first epoch",
         learner,
     )
-    victim = sorted(children(learner.pid))[0]
-    os.kill(victim, signal.SIGKILL)
-    out = finish(learner, 240)
-    assert learner.returncode == 0, out[-3000:]
-    assert "exited (code -9); restarting it" in out
-    assert epochs_done(root) == [1, 2, 3, 4]
-    last = json.loads((root / "progress.jsonl").read_text().splitlines()[-1])
-    # The update-to-data ratio is the config's whatever the actors did.
-    assert last["episodes"] == 4 * CYCLES * EPISODES and last["updates"] == 4 * CYCLES * UPDATES
-    assert last["actors"] in (1, 2)  # actor ids 0 and 1 (a restarted actor keeps its id)
-    assert last["policy_lag_updates"] >= 0
+    seen["killed_actor"] = sorted(children(learner.pid))[0]
+    os.kill(seen["killed_actor"], signal.SIGKILL)
+    wait_until(
+        lambda: "restarting it" in first_log.read_text() and len(epochs_done(root)) >= 2,
+        180,
+        "the actor's restart and a second epoch",
+        learner,
+    )
+    seen["helpers_at_kill"] = children(learner.pid) + children(learner.pid, "replay-server")
+    os.kill(learner.pid, signal.SIGKILL)
+    learner.wait(timeout=30)
+    seen["epochs_at_kill"] = epochs_done(root)
+    seen["first_out"] = first_log.read_text()
+    # Actors and server die with their learner (no orphan keeps playing).
+    wait_until(
+        lambda: not any(alive(pid) for pid in seen["helpers_at_kill"]), 30, "the helpers to stop"
+    )
+    resumed = start("train", "--root-dir", root, "--actors", 2)  # resumes with its config.gin
+    at_kill = len(seen["epochs_at_kill"])
+    wait_until(lambda: len(epochs_done(root)) > at_kill, 180, "an epoch after resuming", resumed)
+    seen["helpers_at_stop"] = children(resumed.pid) + children(resumed.pid, "replay-server")
+    resumed.send_signal(signal.SIGTERM)
+    seen["stop_out"] = finish(resumed, 60)
+    seen["stop_code"] = resumed.returncode
+    last = start("train", "--root-dir", root, "--actors", 2)
+    seen["last_out"] = finish(last, 240)
+    seen["last_code"] = last.returncode
+    return seen
+
+
+def test_an_actor_killed_mid_run_is_restarted(faults):
+    assert "exited (code -9); restarting it" in faults["first_out"]
+    assert not alive(faults["killed_actor"])
+    root = faults["root"]
     assert sorted(p.name for p in (root / "logs").iterdir()) == [
         "actor_0.log",
         "actor_1.log",
         "replay_server.log",
     ]
-    assert not [pid for pid in (victim, *children(learner.pid)) if alive(pid)]
-    assert (root / "logs" / "replay_server.log").exists()
 
 
-def test_a_learner_killed_with_sigkill_resumes_from_its_checkpoint_replay_intact(tmp_path):
-    root = tmp_path / "run"
-    learner = start(
-        "train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2, "--num-epochs", 6
-    )
-    wait_until(lambda: len(epochs_done(root)) >= 2, 180, "two epochs", learner)
-    actors = children(learner.pid) + children(learner.pid, "replay-server")
-    assert len(actors) == 3
-    os.kill(learner.pid, signal.SIGKILL)
-    learner.wait(timeout=30)
-    done = epochs_done(root)
-    # Actors and server die with their learner (no orphan keeps playing).
-    wait_until(lambda: not any(alive(pid) for pid in actors), 30, "the actors to stop")
-    resumed = start("train", "--root-dir", root, "--actors", 2)  # resumes with its config.gin
-    out = finish(resumed, 240)
-    assert resumed.returncode == 0, out[-3000:]
-    assert epochs_done(root) == [1, 2, 3, 4, 5, 6] and len(done) >= 2
+def test_a_learner_killed_with_sigkill_takes_its_helpers_and_resumes_replay_intact(faults):
+    assert len(faults["helpers_at_kill"]) == 3 and len(faults["epochs_at_kill"]) >= 2
+    assert faults["last_code"] == 0, faults["last_out"][-3000:]
+    root = faults["root"]
+    assert epochs_done(root) == list(range(1, EPOCHS + 1))  # each epoch logged once, in order
     last = json.loads((root / "progress.jsonl").read_text().splitlines()[-1])
-    assert last["episodes"] == 6 * CYCLES * EPISODES  # nothing lost, nothing doubled
+    # Nothing lost, nothing doubled; the update-to-data ratio is the config's whatever the
+    # actors did.
+    assert last["episodes"] == EPOCHS * CYCLES * EPISODES
+    assert last["updates"] == EPOCHS * CYCLES * UPDATES
+    assert last["actors"] in (1, 2)  # actor ids 0 and 1 (a restarted actor keeps its id)
+    assert last["policy_lag_updates"] >= 0
     from imagine_tf.training.config import TrainConfig
     from imagine_tf.training.train_eval import make_learner
 
     restored, _ = make_learner(TrainConfig.from_json((root / "config.json").read_text()), root)
-    assert restored.replay.episodes_added == 6 * CYCLES * EPISODES
-    assert restored.memory.states_added == 6 * CYCLES * EPISODES
+    assert restored.replay.episodes_added == EPOCHS * CYCLES * EPISODES
+    assert restored.memory.states_added == EPOCHS * CYCLES * EPISODES
 
 
-def test_sigterm_stops_the_learner_and_its_processes_cleanly(tmp_path):
-    root = tmp_path / "run"
-    learner = start(
-        "train", "--gin-file", SMOKE, "--root-dir", root, "--actors", 2, "--num-epochs", 50
-    )
-    wait_until(lambda: epochs_done(root), 180, "a first epoch", learner)
-    helpers = children(learner.pid) + children(learner.pid, "replay-server")
-    learner.send_signal(signal.SIGTERM)
-    out = finish(learner, 60)
-    assert learner.returncode == 130, out[-3000:]
+def test_sigterm_stops_the_learner_and_its_processes_cleanly(faults):
+    out = faults["stop_out"]
+    assert faults["stop_code"] == 130, out[-3000:]
     assert "stopped; the last checkpoint stands" in out and "Traceback" not in out
+    helpers = faults["helpers_at_stop"]
     assert len(helpers) == 3 and not any(alive(pid) for pid in helpers)
 
 
@@ -173,6 +192,8 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
         address,
         "--gin-file",
         SMOKE,
+        "--gin-binding",
+        f"TrainConfig.cycles_per_epoch = {CYCLES}",
         "--num-epochs",
         100,
         "--retry-seconds",
@@ -189,51 +210,28 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
         assert "Traceback" not in out
 
 
-def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_path):
-    bad = subprocess.run(
-        cli("actor", "--replay-server", "localhost"),
-        env=ENVIRONMENT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert bad.returncode == 2 and "expected HOST:PORT" in bad.stderr
+@pytest.mark.usefixtures("clear_gin")  # tests/conftest.py
+def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_path, capsys):
+    from imagine_tf.cli.main import main
+
+    def refused(*argv) -> tuple[int, str]:
+        code = main([str(arg) for arg in argv])
+        return code, capsys.readouterr().err
+
+    code, err = refused("actor", "--replay-server", "localhost")
+    assert code == 2 and "expected HOST:PORT" in err
     nobody = f"127.0.0.1:{free_port()}"
-    unreachable = subprocess.run(
-        cli("actor", "--replay-server", nobody, "--retry-seconds", 2),
-        env=ENVIRONMENT,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert (
-        unreachable.returncode == 1
-        and f"no replay server answered at {nobody}" in unreachable.stderr
-    )
-    assert "Traceback" not in unreachable.stderr
+    code, err = refused("actor", "--replay-server", nobody, "--retry-seconds", 2)
+    assert code == 1 and f"no replay server answered at {nobody}" in err
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        busy = subprocess.run(
-            cli(
-                "train",
-                "--gin-file",
-                SMOKE,
-                "--root-dir",
-                tmp_path / "r",
-                "--actors",
-                1,
-                "--port",
-                port,
-            ),
-            env=ENVIRONMENT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    assert busy.returncode == 2 and f"port {port} is already in use" in busy.stderr
-    assert "Traceback" not in busy.stderr
+        code, err = refused(
+            "train", "--gin-file", SMOKE, "--root-dir", tmp_path / "r", "--actors", 1,
+            "--port", port,
+        )  # fmt: skip
+    assert code == 2 and f"port {port} is already in use" in err
     from imagine_tf.distributed.replay_server import ReplayServer
     from imagine_tf.distributed.variable_container import VariableContainer
     from imagine_tf.training.config import TrainConfig
@@ -241,18 +239,9 @@ def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_
     with ReplayServer(free_port(), 2) as server:
         with VariableContainer(f"127.0.0.1:{server.port}") as container:
             container.push_run_config(TrainConfig(batch_size=64).to_json())
-        foreign = subprocess.run(
-            cli(
-                "actor",
-                "--replay-server",
-                f"127.0.0.1:{server.port}",
-                "--gin-binding",
-                "TrainConfig.batch_size = 32",
-            ),
-            env=ENVIRONMENT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    assert foreign.returncode == 2, foreign.stderr[-2000:]
-    assert "batch_size: learner 64, actor 32" in foreign.stderr
+        code, err = refused(
+            "actor", "--replay-server", f"127.0.0.1:{server.port}",
+            "--gin-binding", "TrainConfig.batch_size = 32",
+        )  # fmt: skip
+    assert code == 2, err[-2000:]
+    assert "batch_size: learner 64, actor 32" in err
