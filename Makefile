@@ -27,12 +27,15 @@ quickstart: $(STAMP)
 	$(BIN)/imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
 	$(BIN)/imagine-tf eval --root-dir runs/quickstart --repetitions 10
 
-## Tests (slow ones deselected by setup.cfg; integration = real servers on 127.0.0.1, included).
+## Tests (slow ones deselected by setup.cfg; integration = real servers on 127.0.0.1, included),
+## on TEST_WORKERS processes (pytest-xdist), a test module per worker at a time. A single file
+## runs on its own: .venv/bin/python -m pytest tests/env/physics_test.py
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -q -m ""
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m ""
 
 ## Every benchmark, each writing its record in docs/results/ (on 2 cores;
 ## run it on an otherwise idle machine). The 50,000-episode Beam comparison needs > 16 GB of

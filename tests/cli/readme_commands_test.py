@@ -1,7 +1,8 @@
 """The README's commands, end to end, as a user types them: train a small run with the learned
 reward, `export reward` and `export policy`, `serve` it with gRPC and REST, `score` over both,
 and a stock TF-Agents `PyDriver` driving the Playground with `SavedModelPyTFEagerPolicy` on the
-exported policy."""
+exported policy. `train`, `serve` and one `score` run in processes of their own; the exports
+and the other `score` parse the same command lines in this process (TensorFlow loads once)."""
 
 import json
 import pathlib
@@ -32,12 +33,28 @@ SMALL_RUN = [
 
 
 def imagine_tf(*args: str, timeout: float = 600) -> str:
-    """Runs ``imagine-tf ARGS`` from the repository; its stdout (fails on a non-zero exit)."""
+    """Runs ``imagine-tf ARGS`` in a fresh process from the repository; its stdout (fails on a
+    non-zero exit)."""
     result = subprocess.run(
         [*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
+
+
+def imagine_tf_here(*args: str) -> str:
+    """The same command line through `imagine_tf.cli.main.main` in this process (TensorFlow
+    is loaded once); its stdout (fails on a non-zero exit)."""
+    import contextlib
+    import io
+
+    from imagine_tf.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    assert code == 0, out.getvalue() + err.getvalue()
+    return out.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +63,10 @@ def exported(tmp_path_factory):
     work = tmp_path_factory.mktemp("readme")
     run = work / "run"
     imagine_tf("train", "--root-dir", str(run), "--threads", "1", *SMALL_RUN)
-    assert "exported ma reward model" in imagine_tf(
+    assert "exported ma reward model" in imagine_tf_here(
         "export", "reward", "--root-dir", str(run), "--model-base-path", str(work / "reward")
     )
-    assert "exported the ma policy" in imagine_tf(
+    assert "exported the ma policy" in imagine_tf_here(
         "export", "policy", "--root-dir", str(run), "--model-base-path", str(work / "policy")
     )
     return work
@@ -73,10 +90,8 @@ def test_serve_and_score_over_grpc_and_rest(exported):
     try:
         assert process.rest_url is not None
         score = ["score", "--goal", "Grasp red cat", "--state-file", str(exported / "states.npy")]
-        over_grpc = json.loads(imagine_tf(*score, "--server", target, "--json", timeout=120))
-        over_rest = json.loads(
-            imagine_tf(*score, "--rest", process.rest_url, "--json", timeout=120)
-        )
+        over_grpc = json.loads(imagine_tf_here(*score, "--server", target, "--json"))
+        over_rest = json.loads(imagine_tf(*score, "--rest", process.rest_url, "--json"))
         assert [row["goal"] for row in over_grpc] == ["Grasp red cat"] * 2
         for by_grpc, by_rest in zip(over_grpc, over_rest):
             assert 0.0 <= by_grpc["probability"] <= 1.0
