@@ -32,10 +32,10 @@ quickstart: $(STAMP)
 ## runs on its own: .venv/bin/python -m pytest tests/env/physics_test.py
 TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m ""
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m ""
 
 ## Every benchmark, each writing its record in docs/results/ (on 2 cores;
 ## run it on an otherwise idle machine). The 50,000-episode Beam comparison needs > 16 GB of

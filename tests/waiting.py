@@ -4,10 +4,19 @@ hanging."""
 import time
 
 
-def wait_until(condition, timeout: float = 30.0, interval: float = 0.001, what: str = "") -> None:
-    """Polls ``condition()`` until it is true; fails the test after ``timeout`` seconds."""
+def wait_until(
+    condition, timeout: float = 30.0, interval: float = 0.001, what: str = "", process=None
+) -> None:
+    """Polls ``condition()`` until it is true; fails the test after ``timeout`` seconds, or as
+    soon as ``process`` (a `subprocess.Popen` the condition waits on) has ended."""
     deadline = time.monotonic() + timeout
     while not condition():
+        if process is not None and process.poll() is not None:
+            out = process.stdout.read() if process.stdout else ""
+            out = out.decode(errors="replace") if isinstance(out, bytes) else out
+            raise AssertionError(
+                f"the process ended (code {process.returncode}) before {what}: {out[-3000:]}"
+            )
         if time.monotonic() > deadline:
             raise AssertionError(f"gave up after {timeout:g} s waiting for {what or condition}")
         time.sleep(interval)

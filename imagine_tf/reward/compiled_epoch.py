@@ -70,7 +70,8 @@ class CompiledRewardEpoch:
         self.network, self.optimizer = network, optimizer
         self.batch_size, self.positive_ratio = int(batch_size), float(positive_ratio)
         self.generator = tf.random.Generator.from_seed(seed)
-        self._run = tf.function(self._epoch, reduce_retracing=True)
+        # Control flow is written as tf.while_loop / tf.cond: no AutoGraph conversion to pay.
+        self._run = tf.function(self._epoch, reduce_retracing=True, autograph=False)
 
     def bind(
         self,
@@ -180,9 +181,14 @@ class CompiledRewardEpoch:
         return loss
 
     def _held_out_f1(self, goal_tokens, held_states, held_labels):
+        return tf.cond(
+            tf.shape(held_states)[0] == 0,
+            lambda: tf.constant(0.0),
+            lambda: self._scored_f1(goal_tokens, held_states, held_labels),
+        )
+
+    def _scored_f1(self, goal_tokens, held_states, held_labels):
         network = self.network
-        if tf.shape(held_states)[0] == 0:
-            return tf.constant(0.0)
         probabilities = network.scan(
             held_states,
             network.encoder(goal_tokens),

@@ -79,7 +79,7 @@ def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optim
     is the binary cross-entropy of the logits (`RewardNetwork.head_logits`). Returns the loss.
     """
 
-    @tf.function(reduce_retracing=True)
+    @tf.function(reduce_retracing=True, autograph=False)
     def step(states, goal_tokens, goal_rows, labels):
         with tf.GradientTape() as tape:
             embeddings = network.encoder(goal_tokens)  # [G, E]
@@ -131,7 +131,7 @@ def _compiled_scan(network: RewardNetwork) -> Callable:
         def scan(states, embeddings):
             return network.scan(states, embeddings, playground_states=network.architecture == "ma")
 
-        compiled = tf.function(scan, reduce_retracing=True)
+        compiled = tf.function(scan, reduce_retracing=True, autograph=False)
         network._compiled_scan = compiled  # noqa: SLF001 - a cache on the instance
     return compiled
 

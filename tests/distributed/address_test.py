@@ -55,6 +55,7 @@ def test_a_free_port_passes_the_check():
     check_port_free(port)
 
 
+@pytest.mark.integration  # a listener on a local port
 @pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
 def test_a_listening_socket_makes_the_port_in_use(host):
     with socket.socket() as listener:
@@ -70,6 +71,7 @@ def test_a_listening_socket_makes_the_port_in_use(host):
     assert "another --port" in str(raised.value)
 
 
+@pytest.mark.integration  # a socket bound on 127.0.0.1
 def test_a_bound_but_not_listening_socket_makes_the_port_in_use():
     with socket.socket() as bound:
         bound.bind(("127.0.0.1", 0))

@@ -12,11 +12,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
 from imagine_tf.distributed.address import free_port
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -41,20 +41,6 @@ def epochs_done(root: pathlib.Path) -> list[int]:
     if not progress.exists():
         return []
     return [json.loads(line)["epoch"] for line in progress.read_text().splitlines()]
-
-
-def wait_until(condition, timeout: float, what: str, process=None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        if process is not None and process.poll() is not None:
-            out = process.stdout.read().decode() if process.stdout else ""
-            pytest.fail(
-                f"the process ended (code {process.returncode}) before {what}: {out[-3000:]}"
-            )
-        time.sleep(0.2)
-    pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
 def children(pid: int, command: str = "actor") -> list[int]:
@@ -85,7 +71,7 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> str:
         out, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
-        out, _ = process.communicate()
+        out, _ = process.communicate(timeout=30)
         pytest.fail(f"still running after {timeout} s: {(out or b'').decode()[-3000:]}")
     return (out or b"").decode()
 
@@ -106,17 +92,19 @@ def faults(tmp_path_factory) -> dict:
     )  # fmt: skip
     wait_until(
         lambda: len(children(learner.pid)) == 2 and epochs_done(root),
-        180,
-        "two actors and a first epoch",
-        learner,
+        timeout=180,
+        interval=0.2,
+        what="two actors and a first epoch",
+        process=learner,
     )
     seen["killed_actor"] = sorted(children(learner.pid))[0]
     os.kill(seen["killed_actor"], signal.SIGKILL)
     wait_until(
         lambda: "restarting it" in first_log.read_text() and len(epochs_done(root)) >= 2,
-        180,
-        "the actor's restart and a second epoch",
-        learner,
+        timeout=180,
+        interval=0.2,
+        what="the actor's restart and a second epoch",
+        process=learner,
     )
     seen["helpers_at_kill"] = children(learner.pid) + children(learner.pid, "replay-server")
     os.kill(learner.pid, signal.SIGKILL)
@@ -125,11 +113,20 @@ def faults(tmp_path_factory) -> dict:
     seen["first_out"] = first_log.read_text()
     # Actors and server die with their learner (no orphan keeps playing).
     wait_until(
-        lambda: not any(alive(pid) for pid in seen["helpers_at_kill"]), 30, "the helpers to stop"
+        lambda: not any(alive(pid) for pid in seen["helpers_at_kill"]),
+        timeout=30,
+        interval=0.2,
+        what="the helpers to stop",
     )
     resumed = start("train", "--root-dir", root, "--actors", 2)  # resumes with its config.gin
     at_kill = len(seen["epochs_at_kill"])
-    wait_until(lambda: len(epochs_done(root)) > at_kill, 180, "an epoch after resuming", resumed)
+    wait_until(
+        lambda: len(epochs_done(root)) > at_kill,
+        timeout=180,
+        interval=0.2,
+        what="an epoch after resuming",
+        process=resumed,
+    )
     seen["helpers_at_stop"] = children(resumed.pid) + children(resumed.pid, "replay-server")
     resumed.send_signal(signal.SIGTERM)
     seen["stop_out"] = finish(resumed, 60)
@@ -183,7 +180,13 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
     root, port = tmp_path / "run", free_port()
     address = f"127.0.0.1:{port}"
     server = start("replay-server", "--root-dir", root, "--port", port)
-    wait_until(lambda: (root / "replay_server.json").exists(), 60, "the server", server)
+    wait_until(
+        lambda: (root / "replay_server.json").exists(),
+        timeout=60,
+        interval=0.2,
+        what="the server",
+        process=server,
+    )
     learner = start(
         "learner",
         "--root-dir",
@@ -200,7 +203,9 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
         3,
     )
     actor = start("actor", "--replay-server", address, "--actor-id", 3, "--retry-seconds", 3)
-    wait_until(lambda: epochs_done(root), 180, "a first epoch", learner)
+    wait_until(
+        lambda: epochs_done(root), timeout=180, interval=0.2, what="a first epoch", process=learner
+    )
     server.send_signal(signal.SIGKILL)
     server.wait(timeout=30)
     for process in (learner, actor):

@@ -36,6 +36,6 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
                 pass
     finally:
         holder.kill()
-        holder.wait()
+        holder.wait(timeout=30)
     with RunLock(tmp_path):  # the kernel dropped the dead process's lock
         pass
