@@ -38,8 +38,8 @@ ALLOWED = {
         "distributed",
     },
     "tuning": {"language", "networks", "reward", "data", "training"},
-    # experiments run `imagine-tf` subprocesses; they read run files (training's layout)
-    "experiments": {"training"},
+    # experiments run `imagine-tf` subprocesses; they read run files (both run layouts)
+    "experiments": {"training", "reward"},
     "export": {"agents", "reward", "language", "networks"},
     "cli": {
         "env",

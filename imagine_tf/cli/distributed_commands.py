@@ -38,6 +38,7 @@ def _train_config(args: argparse.Namespace, root_dir: str | None):
 def _replay_server_command(args: argparse.Namespace) -> int:
     from imagine_tf.distributed.replay_server import serve_forever
     from imagine_tf.training.config import TrainConfig
+    from imagine_tf.training.run_layout import REPLAY_SERVER_JSON
 
     config = _train_config(args, args.root_dir) or TrainConfig()
     root = pathlib.Path(args.root_dir)
@@ -45,7 +46,7 @@ def _replay_server_command(args: argparse.Namespace) -> int:
 
     def ready(server) -> None:
         record = {"port": server.port, "queue_capacity": server.queue_capacity}
-        (root / "replay_server.json").write_text(json.dumps(record))
+        (root / REPLAY_SERVER_JSON).write_text(json.dumps(record))
         print(
             f"imagine-tf replay-server: serving on port {server.port} (all interfaces); "
             f"queue of {server.queue_capacity} batches. Stop with Ctrl-C.",

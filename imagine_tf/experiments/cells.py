@@ -24,6 +24,7 @@ import pathlib
 import sys
 
 from imagine_tf.experiments.spec import ExperimentSpec
+from imagine_tf.reward.run_layout import METRICS_JSON
 from imagine_tf.training import run_layout
 from imagine_tf.training.reward_config import read_reward_configs
 
@@ -200,9 +201,9 @@ class Cell:
     def results_file(self, num_objects: int | None = None) -> pathlib.Path:
         """Where the cell's results are (at another N: its evaluation at that N)."""
         if self.spec.kind == "reward":
-            return self.directory / "metrics.json"
+            return self.directory / METRICS_JSON
         if self.spec.kind == "reward_study":
-            return self.directory / self._study_run / "metrics.json"
+            return self.directory / self._study_run / METRICS_JSON
         return self._evaluation_file(num_objects, self._trained_num_objects())
 
     def _evaluation_file(self, num_objects: int | None, trained: int | None) -> pathlib.Path:

@@ -43,6 +43,7 @@ from tf_agents.specs import tensor_spec
 from tf_agents.trajectories import time_step as ts
 
 from imagine_tf.export.reward_export import claim_version
+from imagine_tf.export.saving import without_keras_layer_traces
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.actor_network import ActorNetwork
@@ -176,6 +177,7 @@ def export_policy(
     saver.register_concrete_function("act_function", act, assets=encoder)
     # ... and serves it as a signature next to PolicySaver's.
     saver._signatures["act"] = act.get_concrete_function()  # noqa: SLF001 - see the docstring
-    saver.save(str(temporary))
+    with without_keras_layer_traces():
+        saver.save(str(temporary))
     os.replace(temporary, final)
     return final

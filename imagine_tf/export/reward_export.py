@@ -35,6 +35,7 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.export.saving import without_keras_layer_traces
 from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM
 from imagine_tf.networks.reward_network import RewardNetwork
 
@@ -237,7 +238,8 @@ def export_reward_model(
         "scan": module.scan,
         "metadata": module.metadata,
     }
-    tf.saved_model.save(module, str(temporary), signatures=signatures)
+    with without_keras_layer_traces():
+        tf.saved_model.save(module, str(temporary), signatures=signatures)
     extra = temporary / "assets.extra"
     extra.mkdir()
     (extra / "imagine_tf_metadata.json").write_text(

@@ -16,7 +16,7 @@ have one, and how many were left out is reported.
 The run directory holds TensorBoard summaries, a checkpoint per epoch (training resumes from the
 latest one), `network.json` (the network's config), `best.weights.h5` and, at the end,
 `metrics.json` (and, for an ensemble's member, its test probabilities:
-`reward/test_probabilities.py`).
+`reward/kept_probabilities.py`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,15 @@ from imagine_tf.atomic_files import replacing, write_text_atomically
 from imagine_tf.data.supervised import SupervisedData, training_batches
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_network import RewardNetwork
-from imagine_tf.reward import test_probabilities
+from imagine_tf.reward import kept_probabilities
+from imagine_tf.reward.run_layout import (
+    BEST_WEIGHTS,
+    CHECKPOINTS,
+    COMMAND,
+    METRICS_JSON,
+    NETWORK_JSON,
+    TENSORBOARD,
+)
 from imagine_tf.reward.training_config import TrainingConfig
 
 #: RewardNetwork config keys added after runs were made, with the value those runs had.
@@ -61,7 +69,7 @@ def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) 
         else:
             differences.append(f"{key}: {old!r} in the run, {new!r} now")
     if differences:
-        command = pathlib.Path(root_dir) / "command.txt"
+        command = pathlib.Path(root_dir) / COMMAND
         how = f"the command in {command}" if command.exists() else "the command that started it"
         raise ValueError(
             f"{root_dir} holds a run of another reward network than this command builds ("
@@ -231,7 +239,7 @@ class SupervisedTrainer:
             seconds_to_best=self.seconds_to_best,
         )
         self.manager = tf.train.CheckpointManager(
-            self.checkpoint, str(self.root_dir / "checkpoints"), max_to_keep=2
+            self.checkpoint, str(self.root_dir / CHECKPOINTS), max_to_keep=2
         )
 
     def _split_validation(self) -> None:
@@ -270,7 +278,7 @@ class SupervisedTrainer:
         from tqdm import tqdm
 
         self.root_dir.mkdir(parents=True, exist_ok=True)
-        network_file = self.root_dir / "network.json"
+        network_file = self.root_dir / NETWORK_JSON
         network_config = json.loads(json.dumps(self.network.get_config()))
         if self.manager.latest_checkpoint:
             if network_file.exists():  # refuse a different network before touching anything
@@ -280,8 +288,8 @@ class SupervisedTrainer:
             self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
         write_text_atomically(network_file, json.dumps(network_config))  # for export
-        best_path = self.root_dir / "best.weights.h5"
-        writer = tf.summary.create_file_writer(str(self.root_dir / "tensorboard"))
+        best_path = self.root_dir / BEST_WEIGHTS
+        writer = tf.summary.create_file_writer(str(self.root_dir / TENSORBOARD))
         config = self.config
         batches = training_batches(
             self.train_data,
@@ -348,7 +356,7 @@ class SupervisedTrainer:
         scores = score_matrix(self.network, self.data.test_states, self.goal_tokens)
         kept = {}
         if keep_test_probabilities:  # before metrics.json, which marks the run finished
-            kept["test_probabilities"] = test_probabilities.keep_test_probabilities(
+            kept["test_probabilities"] = kept_probabilities.keep_test_probabilities(
                 self.root_dir, scores, self.data.test_states
             )
         metrics = {
@@ -364,7 +372,7 @@ class SupervisedTrainer:
             **kept,
             **held_out_metrics(self.data, scores),
         }
-        write_text_atomically(self.root_dir / "metrics.json", json.dumps(metrics, indent=1))
+        write_text_atomically(self.root_dir / METRICS_JSON, json.dumps(metrics, indent=1))
         return metrics
 
 

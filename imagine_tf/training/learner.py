@@ -37,7 +37,7 @@ from imagine_tf.training.builder import EMBEDDING_UNITS, RunBuilder
 from imagine_tf.training.episode_batch import EpisodeBatch, GoalView, PolicySnapshot
 from imagine_tf.training.evaluation import PREDICATES, PolicyEvaluator
 from imagine_tf.training.failure_modes import GROW_LOG_KEYS
-from imagine_tf.training.test_goal_probe import TestGoalProbe, imagination_record
+from imagine_tf.training.goal_probe import TestGoalProbe, imagination_record
 
 
 class Learner:

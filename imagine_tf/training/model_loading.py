@@ -27,12 +27,18 @@ from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.reward_ensemble import RewardEnsemble
 from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+from imagine_tf.reward.run_layout import BEST_WEIGHTS, METRICS_JSON, NETWORK_JSON
 from imagine_tf.training.builder import RunBuilder
 from imagine_tf.training.checkpoint_snapshot import snapshot_checkpoint
 from imagine_tf.training.config import TrainConfig
 from imagine_tf.training.learner import Learner
 from imagine_tf.training.learner_state import LearnerCheckpoint
-from imagine_tf.training.run_layout import CHECKPOINT_NAMES, RunLayout
+from imagine_tf.training.run_layout import (
+    CHECKPOINT_NAMES,
+    CHECKPOINT_STATE,
+    CONFIG_JSON,
+    RunLayout,
+)
 
 
 def _built(config: dict) -> RewardNetwork:
@@ -42,13 +48,13 @@ def _built(config: dict) -> RewardNetwork:
 
 
 def _from_reward_run(root: pathlib.Path) -> RewardNetwork:
-    weights = str(root / "best.weights.h5")
-    if (root / "network.json").exists():
-        network = _built(json.loads((root / "network.json").read_text()))
+    weights = str(root / BEST_WEIGHTS)
+    if (root / NETWORK_JSON).exists():
+        network = _built(json.loads((root / NETWORK_JSON).read_text()))
         network.load_weights(weights)
         return network
     metrics = (
-        json.loads((root / "metrics.json").read_text()) if (root / "metrics.json").exists() else {}
+        json.loads((root / METRICS_JSON).read_text()) if (root / METRICS_JSON).exists() else {}
     )
     settings = metrics.get("config", {})
     errors = []
@@ -72,7 +78,7 @@ def _from_reward_run(root: pathlib.Path) -> RewardNetwork:
 
 
 def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
-    config = json.loads((root / "config.json").read_text())
+    config = json.loads((root / CONFIG_JSON).read_text())
     vocabulary = Vocabulary.default()
     network = _built(
         {
@@ -84,7 +90,7 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
         }
     )
     for name in CHECKPOINT_NAMES:
-        if (root / name / "state.npz").exists():
+        if (root / name / CHECKPOINT_STATE).exists():
             status = tf.train.Checkpoint(reward_network=network).read(str(root / name / "tf"))
             status.expect_partial().assert_existing_objects_matched()
             return network
@@ -93,7 +99,7 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
 
 def _ensemble_members(root: pathlib.Path) -> list[pathlib.Path]:
     """The member run directories listed in an ensemble's ``metrics.json`` ([] if none)."""
-    metrics = root / "metrics.json"
+    metrics = root / METRICS_JSON
     members = json.loads(metrics.read_text()).get("members", []) if metrics.exists() else []
     return [root / member["run"] for member in members]
 
@@ -105,12 +111,12 @@ def load_reward_network(
     FileNotFoundError if none."""
     root = pathlib.Path(root_dir)
     members = []
-    if (root / "best.weights.h5").exists():
+    if (root / BEST_WEIGHTS).exists():
         network, kind = _from_reward_run(root), "reward_model_run"
     elif members := _ensemble_members(root):
         network = RewardEnsemble([load_reward_network(member)[0] for member in members])
         kind = "reward_ensemble"
-    elif (root / "config.json").exists() and any((root / n).exists() for n in CHECKPOINT_NAMES):
+    elif (root / CONFIG_JSON).exists() and any((root / n).exists() for n in CHECKPOINT_NAMES):
         with tempfile.TemporaryDirectory(prefix="imagine-load-") as copy:  # it may be training
             network, kind = _from_agent_run(snapshot_checkpoint(root, copy)), "agent_run"
     else:

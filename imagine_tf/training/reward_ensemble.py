@@ -18,7 +18,7 @@ K times the training cost.
 * Probability = mean over members of each member's probability (not the mean logit, and not a
   majority vote; on the study's seeds 0–3 the three gave the same F1 within 0.02).
 * Members trained by a study of ensembles keep their test probabilities
-  (`reward/test_probabilities.py`); when every member has them, for the same test
+  (`reward/kept_probabilities.py`); when every member has them, for the same test
   states, the ensemble averages them instead of running its K networks over the test states
   again (``scored_from`` in its metrics).
 """
@@ -36,6 +36,7 @@ import numpy as np
 from imagine_tf.data.supervised import SupervisedData
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.atomic_files import write_text_atomically
+from imagine_tf.reward.run_layout import COMMAND, METRICS_JSON, NETWORK_JSON
 
 
 def member_seeds(seed: int, size: int, first: int = 0) -> list[int]:
@@ -54,7 +55,7 @@ def ensemble_directory(architecture: str, seed: int, size: int) -> str:
 
 
 def _member_metrics(directory: pathlib.Path) -> dict:
-    path = directory / "metrics.json"
+    path = directory / METRICS_JSON
     if not path.exists():
         raise FileNotFoundError(
             f"{directory} is not a finished reward run (no metrics.json): train it first with "
@@ -66,7 +67,7 @@ def _member_metrics(directory: pathlib.Path) -> dict:
 def _kept_mean(data: SupervisedData, members: list, member_metrics: list) -> np.ndarray | None:
     """The mean of the members' kept test probabilities [S, G]; None unless every member kept
     them for ``data``'s test states and goals."""
-    from imagine_tf.reward.test_probabilities import kept_test_probabilities, states_fingerprint
+    from imagine_tf.reward.kept_probabilities import kept_test_probabilities, states_fingerprint
 
     fingerprint, arrays = states_fingerprint(data.test_states), []
     for directory, metrics in zip(members, member_metrics):
@@ -101,10 +102,10 @@ def evaluate_ensemble(
     if not members:
         raise ValueError("an ensemble needs at least one member run directory.")
     member_metrics = [_member_metrics(d) for d in members]
-    first_network = json.loads((members[0] / "network.json").read_text())
+    first_network = json.loads((members[0] / NETWORK_JSON).read_text())
     for directory in members[1:]:
         check_same_network(
-            first_network, json.loads((directory / "network.json").read_text()), directory
+            first_network, json.loads((directory / NETWORK_JSON).read_text()), directory
         )
     vocabulary = Vocabulary.from_goals(list(data.goals))
     wanted = (list(vocabulary.words[1:]), vocabulary.max_length)
@@ -144,6 +145,6 @@ def evaluate_ensemble(
     }
     root.mkdir(parents=True, exist_ok=True)
     if command:
-        write_text_atomically(root / "command.txt", command + "\n")
-    write_text_atomically(root / "metrics.json", json.dumps(metrics, indent=1))
+        write_text_atomically(root / COMMAND, command + "\n")
+    write_text_atomically(root / METRICS_JSON, json.dumps(metrics, indent=1))
     return metrics

@@ -18,6 +18,7 @@ from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
 from imagine_tf.training.reward_config import RewardTrainConfig, reward_train_config
+from imagine_tf.training.run_layout import OPERATIVE_GIN
 from imagine_tf.training.run_lock import RunLock
 
 
@@ -56,5 +57,5 @@ def train_reward_model(
     root.mkdir(parents=True, exist_ok=True)
     with RunLock(root):
         metrics = SupervisedTrainer(data, supervised_config(config), root).train(progress=progress)
-    (root / "operative_config.gin").write_text(gin.operative_config_str())
+    (root / OPERATIVE_GIN).write_text(gin.operative_config_str())
     return metrics

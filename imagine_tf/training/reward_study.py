@@ -33,6 +33,7 @@ import numpy as np
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.atomic_files import save_figure_atomically, write_text_atomically
+from imagine_tf.reward.run_layout import COMMAND, METRICS_JSON
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 from imagine_tf.training.reward_config import RewardStudyConfig, RewardTrainConfig
 from imagine_tf.training.reward_ensemble import ensemble_directory, evaluate_ensemble, member_seeds
@@ -85,18 +86,18 @@ def run_reward_study(
             members = member_seeds(seed, ensemble_size, first_member)
             member_dirs = {m: root / f"{architecture}_s{m}" for m in members}
             for member, run_dir in member_dirs.items():
-                if (run_dir / "metrics.json").exists():
+                if (run_dir / METRICS_JSON).exists():
                     continue
                 if command:
                     run_dir.mkdir(parents=True, exist_ok=True)
-                    (run_dir / "command.txt").write_text(command + "\n")
+                    (run_dir / COMMAND).write_text(command + "\n")
                 run_config = supervised_config(config, architecture, member)
                 with RunLock(run_dir):
                     SupervisedTrainer(data, run_config, run_dir).train(
                         progress=progress, keep_test_probabilities=ensemble_size > 1
                     )
             ensemble_dir = root / ensemble_directory(architecture, seed, ensemble_size)
-            if ensemble_size > 1 and not (ensemble_dir / "metrics.json").exists():
+            if ensemble_size > 1 and not (ensemble_dir / METRICS_JSON).exists():
                 with RunLock(ensemble_dir):
                     evaluate_ensemble(data, list(member_dirs.values()), ensemble_dir, seed, command)
     return collect_study(root)
@@ -109,7 +110,7 @@ def _value(summary: dict, path: tuple[str, str]) -> float | None:
 
 def collect_study(root_dir: str | os.PathLike) -> dict:
     """Rows per run and mean ± std per architecture from the ``metrics.json`` files under a dir."""
-    paths = sorted(pathlib.Path(root_dir).rglob("metrics.json"))
+    paths = sorted(pathlib.Path(root_dir).rglob(METRICS_JSON))
     if not paths:
         raise FileNotFoundError(
             f"No metrics.json under {root_dir}: run `imagine-tf reward study` first."
@@ -117,7 +118,7 @@ def collect_study(root_dir: str | os.PathLike) -> dict:
     runs = []
     for path in paths:
         metrics = json.loads(path.read_text())
-        command_file = path.parent / "command.txt"
+        command_file = path.parent / COMMAND
         runs.append(
             {
                 "run": str(path.parent.relative_to(root_dir)),

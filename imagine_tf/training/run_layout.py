@@ -11,6 +11,7 @@
       tensorboard/           summaries
       evaluations/           `imagine-tf eval` results per epoch; eval.json: the latest
       logs/                  the replay server's and actors' logs (`imagine-tf train --actors K`)
+      replay_server.json     the address of the run's replay server (`imagine-tf replay-server`)
       run.lock               held by the process training the run
       fork.json              where a forked run came from
       learning_curve.png, agent.gif
@@ -38,6 +39,7 @@ TENSORBOARD = "tensorboard"
 EVALUATIONS = "evaluations"
 EVAL_JSON = "eval.json"
 LOGS = "logs"
+REPLAY_SERVER_JSON = "replay_server.json"
 LOCK = "run.lock"
 FORK = "fork.json"
 LEARNING_CURVE = "learning_curve.png"

@@ -15,7 +15,7 @@ from imagine_tf.reward.supervised_training import (
     f1_per_goal,
     score_matrix,
 )
-from imagine_tf.reward.test_probabilities import TEST_PROBABILITIES
+from imagine_tf.reward.run_layout import TEST_PROBABILITIES
 from imagine_tf.training.model_loading import load_reward_network
 from imagine_tf.training.reward_ensemble import evaluate_ensemble, member_seeds
 from imagine_tf.training.reward_study import collect_study

@@ -59,7 +59,7 @@ from imagine_tf.atomic_files import save_array_atomically  # noqa: E402
 from imagine_tf.experiments.report import code_version  # noqa: E402
 from imagine_tf.language.vocabulary import Vocabulary  # noqa: E402
 from imagine_tf.reward.supervised_training import f1_per_goal, score_matrix  # noqa: E402
-from imagine_tf.reward.test_probabilities import (  # noqa: E402
+from imagine_tf.reward.kept_probabilities import (  # noqa: E402
     kept_test_probabilities,
     states_fingerprint,
 )

@@ -1,6 +1,6 @@
 import numpy as np
 
-from imagine_tf.reward.test_probabilities import (
+from imagine_tf.reward.kept_probabilities import (
     TEST_PROBABILITIES,
     keep_test_probabilities,
     kept_test_probabilities,

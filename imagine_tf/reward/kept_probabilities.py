@@ -11,8 +11,7 @@ import pathlib
 import numpy as np
 
 from imagine_tf.atomic_files import save_array_atomically
-
-TEST_PROBABILITIES = "test_probabilities.npy"
+from imagine_tf.reward.run_layout import TEST_PROBABILITIES
 
 
 def states_fingerprint(states: np.ndarray) -> str:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from imagine_tf.language import grammar
-from imagine_tf.training.test_goal_probe import TestGoalProbe, imagination_record
+from imagine_tf.training.goal_probe import TestGoalProbe, imagination_record
 
 
 @pytest.fixture(scope="module")
