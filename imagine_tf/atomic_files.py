@@ -1,8 +1,11 @@
-"""Files written whole or not at all: a temporary file in the same directory, then a rename."""
+"""Files written whole or not at all (a temporary file in the same directory, then a rename),
+and the result records written that way."""
 
 from __future__ import annotations
 
 import contextlib
+import datetime
+import json
 import os
 import pathlib
 from typing import Iterator
@@ -39,3 +42,20 @@ def save_array_atomically(path: str | os.PathLike, array) -> None:
 
     with replacing(path) as temporary, open(temporary, "wb") as file:
         np.save(file, array)  # a file object: np.save adds no ".npy" suffix
+
+
+def written_now() -> str:
+    """When a record is written: UTC, ISO 8601 to the second."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def write_record(path: str | os.PathLike, body: dict, command: str | None = None) -> dict:
+    """The one writer of result records (experiment reports, reward studies, agent reports,
+    searches): ``{"command": command, "written": now, **body}`` as indented JSON, whole or not
+    at all, directories created; returns the record. ``body`` may set either key itself; with
+    no ``command`` the record names none."""
+    head = {"command": command} if command is not None else {}
+    record = {**head, "written": written_now(), **body}
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(path, json.dumps(record, indent=1) + "\n")
+    return record

@@ -21,7 +21,6 @@ Intel Xeon VM, outside this repository. A speed-up against them compares two mac
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import platform
 import statistics
@@ -208,11 +207,3 @@ def format_table(results: dict) -> str:
         "targets met: " + ", ".join(f"{k}={v}" for k, v in results["targets_met"].items()),
     ]
     return "\n".join(lines)
-
-
-def write_json(results: dict, path: str) -> None:
-    """Writes the results atomically (temporary file, then rename), creating the directory."""
-    from imagine_tf.atomic_files import write_text_atomically
-
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    write_text_atomically(path, json.dumps(results, indent=1) + "\n")

@@ -9,6 +9,7 @@ import os
 import shlex
 
 from imagine_tf.cli.common import UsageError, limit_threads
+from imagine_tf.constants import COMPUTE_DTYPES
 
 
 def _run_benchmark(args: argparse.Namespace) -> dict:
@@ -49,7 +50,8 @@ def _run_benchmark(args: argparse.Namespace) -> dict:
 
 
 def _bench_command(args: argparse.Namespace) -> int:
-    from imagine_tf.benchmarks.env_bench import format_table, write_json
+    from imagine_tf.atomic_files import write_record
+    from imagine_tf.benchmarks.env_bench import format_table
 
     limit_threads(args.threads)
     load_at_start = os.getloadavg()
@@ -64,7 +66,7 @@ def _bench_command(args: argparse.Namespace) -> int:
     if args.conditions:
         results["conditions"] = args.conditions
     if args.out:
-        write_json(results, args.out)
+        write_record(args.out, results)
     if args.target == "env" and not args.json:
         print(format_table(results))
     else:  # the train record's warm-up epoch is in the file, not on the screen
@@ -94,10 +96,9 @@ def add_commands(commands) -> None:
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--out", help="also write the JSON results to this file")
     bench.add_argument("--quick", action="store_true", help="short runs (smoke test)")
-    # precision.COMPUTE_DTYPES, spelled out: the CLI does not import TensorFlow to parse flags.
     bench.add_argument(
         "--compute-dtype",
-        choices=("float32", "bfloat16"),
+        choices=COMPUTE_DTYPES,
         nargs="+",
         help="train: the actor / critic / relabelling precision(s) (TrainConfig.compute_dtype; "
         "default float32); several are measured in turn, into one record",

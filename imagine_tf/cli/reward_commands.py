@@ -11,6 +11,7 @@ import argparse
 import json
 import pathlib
 
+from imagine_tf.atomic_files import write_record
 from imagine_tf.cli import tune_commands
 from imagine_tf.cli.common import (
     UsageError,
@@ -162,7 +163,6 @@ def _reward_report_command(args: argparse.Namespace) -> int:
         format_study,
         merge_reports,
         plot_study,
-        write_report,
     )
 
     if args.root_dir is None and args.include is None:
@@ -178,7 +178,7 @@ def _reward_report_command(args: argparse.Namespace) -> int:
         command += f" --root-dir {args.root_dir}" if args.root_dir else ""
         command += f" --out {args.out}"
         command += f" --include {args.include}" if args.include else ""
-        write_report(report, args.out, command + (f" --plot {args.plot}" if args.plot else ""))
+        write_record(args.out, report, command + (f" --plot {args.plot}" if args.plot else ""))
     if args.plot:
         plot_study(report, args.plot, args.columns)
     print(format_study(report, args.columns))

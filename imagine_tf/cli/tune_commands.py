@@ -131,12 +131,13 @@ def _tune_agent_command(args: argparse.Namespace) -> int:
 
 def _print_report(report: dict, args: argparse.Namespace, project: str) -> int:
     from imagine_tf.tuning.search_project import REPORT_JSON
-    from imagine_tf.tuning.search_report import format_report, write_report
+    from imagine_tf.atomic_files import write_record
+    from imagine_tf.tuning.search_report import format_report
 
     print(format_report(report))
     print(f"Report: {args.root_dir}/{project}/{REPORT_JSON}")
     if args.out:
-        write_report(report, args.out)
+        write_record(args.out, report)
         print(f"wrote {args.out}")
     return 0
 

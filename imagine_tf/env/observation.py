@@ -12,11 +12,10 @@ import dataclasses
 import numpy as np
 
 from imagine_tf.env import ontology
+from imagine_tf.constants import BODY_DIM, OBJECT_DIM
 from imagine_tf.env.config import GROWN_THRESHOLD
 
 _TYPE_IDS = np.arange(ontology.NUM_TYPES, dtype=np.float32)
-BODY_DIM = 3
-OBJECT_DIM = 39
 # Offsets inside one object's 39 features.
 TYPE_SLICE = slice(0, ontology.NUM_TYPES)
 POSITION_SLICE = slice(32, 34)

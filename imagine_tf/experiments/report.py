@@ -15,7 +15,6 @@ holds, for grids whose run directories are gone.
 
 from __future__ import annotations
 
-import datetime
 import json
 import pathlib
 import shlex
@@ -24,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from imagine_tf.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_record, write_text_atomically, written_now
 from imagine_tf.experiments import comparisons
 from imagine_tf.experiments.cells import Cell
 from imagine_tf.experiments.markdown import markdown
@@ -251,6 +250,7 @@ def write_report(
         "description": spec.description,
         "file": str(experiment_file),
         "command": f"imagine-tf experiment {spec.name} --report",
+        "written": written_now(),
         "report_code_version": code_version(repository),
         # The code each cell ran (one entry per version it was started with); cells started
         # before versions were recorded are absent.
@@ -259,7 +259,6 @@ def write_report(
             for name, versions in ((cell.name, cell.code_versions()) for cell in cells)
             if versions
         },
-        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seeds_per_configuration": {label: spec.seeds_of(label) for label in spec.configurations},
         "cell_commands": {cell.name: cell_command(cell) for cell in cells},
         # The precision each agent run ran in (its config.json: "auto" resolved at its start).
@@ -271,7 +270,7 @@ def write_report(
         **content,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(out_dir / f"{spec.name}.json", json.dumps(record, indent=1))
+    write_record(out_dir / f"{spec.name}.json", record)
     write_text_atomically(out_dir / f"{spec.name}.md", markdown(spec, content))
     draw(spec, content, out_dir / f"{spec.name}.png")
     return record
@@ -332,13 +331,13 @@ def restate(spec: ExperimentSpec, record_path: pathlib.Path, repository: pathlib
         "description": spec.description,
         "command": f"imagine-tf experiment {spec.name} --restate",
         "report_code_version": code_version(repository),
-        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "written": written_now(),
         # The statistics are recomputed from the values the cells' report recorded then.
         "restated": first,
         **{key: old[key] for key in kept if key in old},
         **content,
     }
-    write_text_atomically(record_path, json.dumps(record, indent=1))
+    write_record(record_path, record)
     write_text_atomically(record_path.with_suffix(".md"), markdown(spec, content))
     draw(spec, content, record_path.with_suffix(".png"))
     return record

@@ -15,11 +15,10 @@ import itertools
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.constants import BODY_DIM, OBJECT_DIM
 from imagine_tf.networks.gated_attention import GatedAttention, he_uniform_dense
 from imagine_tf.networks.precision import dense_policy
 
-BODY_DIM = 3
-OBJECT_DIM = 39
 NUM_TYPES = 32  # an object's first 32 features: its type, one-hot
 POSITION_OFFSET = 32  # an object's x, y features
 RGB_OFFSET = 35  # an object's R, G, B features

@@ -20,8 +20,8 @@ import time
 
 import tensorflow as tf
 
-COMPUTE_DTYPES = ("float32", "bfloat16")
-AUTO = "auto"
+from imagine_tf.constants import AUTO, COMPUTE_DTYPES
+
 NATIVE_BFLOAT16_CPU_FLAGS = ("avx512_bf16", "amx_bf16")
 NATIVE_BFLOAT16_GPU_CAPABILITY = (8, 0)  # Ampere and later
 # "auto" picks bfloat16 on a CPU only if the probe measures at least this speedup: below it,

@@ -46,6 +46,7 @@ from typing import Sequence
 
 import tensorflow as tf
 
+from imagine_tf.constants import PAIR_GATES, REWARD_ARCHITECTURES
 from imagine_tf.networks.deep_sets import (
     BODY_DIM,
     OBJECT_DIM,
@@ -61,8 +62,7 @@ from imagine_tf.networks.or_network import OrNetwork
 from imagine_tf.networks.reward_scan import RewardScanMixin
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
 
-ARCHITECTURES = ("ma", "fa", "fc", "ma_pairs")
-PAIR_GATES = ("per_slot", "shared", "residual")
+ARCHITECTURES = REWARD_ARCHITECTURES
 OBJECT_INPUT_DIM = 2 * BODY_DIM + 2 * OBJECT_DIM  # 84
 PAIR_INPUT_DIM = 2 * BODY_DIM + 4 * OBJECT_DIM  # 162
 

@@ -15,11 +15,10 @@ import json
 import os
 import pathlib
 import re
-import time
 from typing import Sequence
 
 from imagine_tf.training import run_layout
-from imagine_tf.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_record
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 
 
@@ -142,6 +141,4 @@ def write_agent_report(
         rows = [
             {**row, "reported_by": row.get("reported_by", earlier.get("command"))} for row in kept
         ] + rows
-    record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "runs": rows}
-    write_text_atomically(path, json.dumps(record, indent=1))
-    return record
+    return write_record(path, {"runs": rows}, command)

@@ -13,13 +13,13 @@ import json
 
 import gin
 
+from imagine_tf.constants import AUTO, POLICY_ARCHITECTURES
+from imagine_tf.constants import COMPUTE_DTYPES as NETWORK_COMPUTE_DTYPES
 from imagine_tf.language.goal_invention import IMAGINATION_METHODS
 
-POLICY_ARCHITECTURES = ("ma", "fa", "fc")
 REWARDS = ("learned", "oracle")
 PREDICATES = ("Go", "Grasp", "Grow")
-# `imagine_tf.networks.precision`'s COMPUTE_DTYPES and AUTO, spelled out: no TensorFlow here.
-COMPUTE_DTYPES = ("auto", "float32", "bfloat16")
+COMPUTE_DTYPES = (AUTO, *NETWORK_COMPUTE_DTYPES)
 
 
 @gin.configurable

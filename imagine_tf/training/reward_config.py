@@ -18,13 +18,12 @@ from typing import Sequence
 
 import gin
 
+from imagine_tf.constants import PAIR_GATES, REWARD_ARCHITECTURES
 from imagine_tf.data.supervised import GOAL_SETS
 from imagine_tf.reward.training_config import TrainingConfig
 from imagine_tf.training.config_files import parse_config_files
 
-# `RewardNetwork`'s ARCHITECTURES and PAIR_GATES, spelled out: no TensorFlow here.
-ARCHITECTURES = ("ma", "fa", "fc", "ma_pairs")
-PAIR_GATES = ("per_slot", "shared", "residual")
+ARCHITECTURES = REWARD_ARCHITECTURES
 
 
 @gin.configurable

@@ -25,14 +25,13 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import time
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
-from imagine_tf.atomic_files import save_figure_atomically, write_text_atomically
+from imagine_tf.atomic_files import save_figure_atomically
 from imagine_tf.reward.run_layout import COMMAND, METRICS_JSON
 from imagine_tf.training.earlier_report import earlier_runs_not_given
 from imagine_tf.training.reward_config import RewardStudyConfig, RewardTrainConfig
@@ -240,9 +239,3 @@ def plot_study(report: dict, path: str | os.PathLike, columns: Sequence[str] | N
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, not over bars
     figure.tight_layout()
     save_figure_atomically(figure, path)
-
-
-def write_report(report: dict, path: str | os.PathLike, command: str) -> None:
-    """The report as JSON (with the command that made it and a timestamp), written atomically."""
-    record = {"command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **report}
-    write_text_atomically(path, json.dumps(record, indent=1))

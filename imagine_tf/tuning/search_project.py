@@ -20,9 +20,9 @@ from typing import Callable
 
 import keras_tuner
 
-from imagine_tf.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import write_record, write_text_atomically
 from imagine_tf.training.run_lock import RunLock
-from imagine_tf.tuning.search_report import search_report, write_report
+from imagine_tf.tuning.search_report import search_report
 
 SEARCH_JSON = "search.json"
 REPORT_JSON = "report.json"
@@ -57,7 +57,7 @@ def run_search(
         tuner.search()
     context = {"command": command, **search, "max_trials": max_trials, "objective_is": objective_is}
     report = search_report(tuner.oracle, search["objective"], defaults, context)
-    write_report(report, project_dir / REPORT_JSON)
+    write_record(project_dir / REPORT_JSON, report)
     return report
 
 

@@ -8,13 +8,11 @@ ranked ones without a rank. Ties share a rank. A metric ``<objective>_seed_std``
 
 from __future__ import annotations
 
-import datetime
 import json
-import os
 
 import keras_tuner
 
-from imagine_tf.atomic_files import write_text_atomically
+from imagine_tf.atomic_files import written_now
 
 COMPLETED = "COMPLETED"
 
@@ -54,8 +52,8 @@ def search_report(
             }
         ),
     }
-    written = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S%z")
-    report = {**context, "written": written, "objective": objective, **summary, "ranking": rows}
+    report = {**context, "written": written_now(), "objective": objective, **summary}
+    report["ranking"] = rows
     return json.loads(json.dumps(report))  # as written: tuples as lists
 
 
@@ -88,12 +86,6 @@ def _brief(row: dict, objective: str) -> dict:
     brief = {"trial": row["trial"], "rank": row["rank"], objective: row[objective]}
     spread = row["metrics"].get(f"{objective}_seed_std")
     return {**brief, f"{objective}_seed_std": spread} if spread is not None else brief
-
-
-def write_report(report: dict, path: str | os.PathLike) -> None:
-    """Writes ``report`` as JSON (directories created)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    write_text_atomically(path, json.dumps(report, indent=1) + "\n")
 
 
 def format_report(report: dict) -> str:
