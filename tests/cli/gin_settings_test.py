@@ -71,20 +71,18 @@ def test_a_model_flag_is_an_error_naming_its_gin_binding(argv, binding):
     assert f'{flag} is a gin setting: use --gin-binding "{binding}"' in process.stderr
 
 
-@pytest.mark.usefixtures("clear_gin")  # tests/conftest.py
-def test_a_config_includes_its_base_from_another_working_directory(tmp_path, monkeypatch, capsys):
-    from imagine_tf.cli.main import main
-
-    monkeypatch.chdir(tmp_path)  # the configs' includes resolve from the config, not from here
+def test_a_config_includes_its_base_from_another_working_directory(tmp_path):
     # The binding is refused after the config (and its include) parsed: nothing trains.
     argv = ["train", "--root-dir", str(tmp_path / "run"), "--gin-binding", "DdpgAgent.gamma = 0.5"]
     for gin_file in ("configs/ma.gin", str(ROOT / "configs" / "quickstart.gin")):
-        code = main([*argv, "--gin-file", gin_file])
-        err = capsys.readouterr().err
-        assert code == 2 and "Unable to open" not in err
-        assert "DdpgAgent.gamma has no effect" in err and "TrainConfig.gamma" in err
-    code = main([*argv[:3], "--gin-file", "configs/nothing.gin"])
-    assert code == 2 and "bad gin configuration" in capsys.readouterr().err
+        process = _cli(*argv, "--gin-file", gin_file, cwd=tmp_path)
+        assert process.returncode == 2 and "Unable to open" not in process.stderr
+        assert (
+            "DdpgAgent.gamma has no effect" in process.stderr
+            and "TrainConfig.gamma" in process.stderr
+        )
+    process = _cli(*argv[:3], "--gin-file", "configs/nothing.gin", cwd=tmp_path)
+    assert process.returncode == 2 and "bad gin configuration" in process.stderr
 
 
 def test_a_recorded_command_line_splits_back_into_its_arguments():
