@@ -54,7 +54,10 @@ def _pair(a: dict, b: dict, paired: bool) -> tuple[list[float], list[float], lis
 
 def describe_pair(a: str, b: str, metric: str, side_a: dict, side_b: dict, paired: bool) -> dict:
     """A difference a − b from the sides' {seed: value}: estimates and CIs, no test."""
-    values_a, values_b, seeds = _pair(side_a, side_b, paired)
+    return _described(a, b, metric, *_pair(side_a, side_b, paired), paired)
+
+
+def _described(a, b, metric, values_a, values_b, seeds, paired: bool) -> dict:
     return {
         "a": a,
         "b": b,
@@ -68,8 +71,8 @@ def describe_pair(a: str, b: str, metric: str, side_a: dict, side_b: dict, paire
 
 def test_claim(claim: Claim, metric: str, a: dict, b: dict, paired: bool) -> dict:
     """One test of the family: ``claim`` on ``metric`` (`describe_pair` and its test)."""
-    described = describe_pair(claim.a, claim.b, metric, a, b, paired)
-    values_a, values_b, _ = _pair(a, b, paired)
+    values_a, values_b, seeds = _pair(a, b, paired)
+    described = _described(claim.a, claim.b, metric, values_a, values_b, seeds, paired)
     shift = claim.margin if claim.relation == ">=" else 0.0  # non-inferiority: a − b + margin
     if paired:
         test = statistics.paired(values_a, values_b, shift=shift)

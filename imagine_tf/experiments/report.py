@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from imagine_tf.atomic_files import write_record, write_text_atomically, written_now
+from imagine_tf.atomic_files import write_record, write_text_atomically
 from imagine_tf.experiments import comparisons
 from imagine_tf.experiments.cells import Cell
 from imagine_tf.experiments.markdown import markdown
@@ -249,8 +249,6 @@ def write_report(
         "experiment": spec.name,
         "description": spec.description,
         "file": str(experiment_file),
-        "command": f"imagine-tf experiment {spec.name} --report",
-        "written": written_now(),
         "report_code_version": code_version(repository),
         # The code each cell ran (one entry per version it was started with); cells started
         # before versions were recorded are absent.
@@ -269,8 +267,9 @@ def write_report(
         },
         **content,
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_record(out_dir / f"{spec.name}.json", record)
+    record = write_record(
+        out_dir / f"{spec.name}.json", record, f"imagine-tf experiment {spec.name} --report"
+    )
     write_text_atomically(out_dir / f"{spec.name}.md", markdown(spec, content))
     draw(spec, content, out_dir / f"{spec.name}.png")
     return record
@@ -329,15 +328,13 @@ def restate(spec: ExperimentSpec, record_path: pathlib.Path, repository: pathlib
     record = {
         "experiment": spec.name,
         "description": spec.description,
-        "command": f"imagine-tf experiment {spec.name} --restate",
         "report_code_version": code_version(repository),
-        "written": written_now(),
         # The statistics are recomputed from the values the cells' report recorded then.
         "restated": first,
         **{key: old[key] for key in kept if key in old},
         **content,
     }
-    write_record(record_path, record)
+    record = write_record(record_path, record, f"imagine-tf experiment {spec.name} --restate")
     write_text_atomically(record_path.with_suffix(".md"), markdown(spec, content))
     draw(spec, content, record_path.with_suffix(".png"))
     return record

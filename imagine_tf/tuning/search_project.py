@@ -57,8 +57,7 @@ def run_search(
         tuner.search()
     context = {"command": command, **search, "max_trials": max_trials, "objective_is": objective_is}
     report = search_report(tuner.oracle, search["objective"], defaults, context)
-    write_record(project_dir / REPORT_JSON, report)
-    return report
+    return write_record(project_dir / REPORT_JSON, report)  # with the time it was written
 
 
 class SearchMismatch(ValueError):

@@ -12,7 +12,6 @@ import json
 
 import keras_tuner
 
-from imagine_tf.atomic_files import written_now
 
 COMPLETED = "COMPLETED"
 
@@ -52,8 +51,7 @@ def search_report(
             }
         ),
     }
-    report = {**context, "written": written_now(), "objective": objective, **summary}
-    report["ranking"] = rows
+    report = {**context, "objective": objective, **summary, "ranking": rows}
     return json.loads(json.dumps(report))  # as written: tuples as lists
 
 
