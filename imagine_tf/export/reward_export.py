@@ -36,7 +36,7 @@ import numpy as np
 import tensorflow as tf
 
 from imagine_tf.export.saving import without_keras_layer_traces
-from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM
+from imagine_tf.constants import BODY_DIM, OBJECT_DIM
 from imagine_tf.networks.reward_network import RewardNetwork
 
 MAX_SERVED_OBJECTS = 10

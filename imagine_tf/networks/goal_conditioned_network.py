@@ -20,8 +20,8 @@ import tensorflow as tf
 from tf_agents.networks import network
 from tf_agents.specs import tensor_spec
 
-from imagine_tf.constants import POLICY_ARCHITECTURES
-from imagine_tf.networks.deep_sets import BODY_DIM, OBJECT_DIM, DeepSetsTrunk, object_inputs
+from imagine_tf.constants import BODY_DIM, OBJECT_DIM, POLICY_ARCHITECTURES
+from imagine_tf.networks.deep_sets import DeepSetsTrunk, object_inputs
 from imagine_tf.networks.sentence_encoder import SentenceEncoder
 
 ARCHITECTURES = POLICY_ARCHITECTURES

@@ -36,6 +36,7 @@ from imagine_tf.training.learner_state import LearnerCheckpoint
 from imagine_tf.training.run_layout import (
     CHECKPOINT_NAMES,
     CHECKPOINT_STATE,
+    CHECKPOINT_TF_PREFIX,
     CONFIG_JSON,
     RunLayout,
 )
@@ -91,7 +92,9 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
     )
     for name in CHECKPOINT_NAMES:
         if (root / name / CHECKPOINT_STATE).exists():
-            status = tf.train.Checkpoint(reward_network=network).read(str(root / name / "tf"))
+            status = tf.train.Checkpoint(reward_network=network).read(
+                str(root / name / CHECKPOINT_TF_PREFIX)
+            )
             status.expect_partial().assert_existing_objects_matched()
             return network
     raise FileNotFoundError(f"{root} has no checkpoint yet: train at least one epoch.")
