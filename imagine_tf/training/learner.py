@@ -75,7 +75,7 @@ class Learner:
         # The learned reward on the test goals, per epoch (analysis only: `TestGoalProbe`).
         self.probe = TestGoalProbe(config.num_objects) if config.reward == "learned" else None
         # No AutoGraph: the step has no Python control flow on tensors, and converting the
-        # DDPG code it calls cost ~7 s of every process's first epoch.
+        # DDPG code it calls was most of every process's first-epoch tracing time.
         self._update = tf.function(self._update_step, autograph=False)
         self.goals_version = 0  # changes whenever the goals or their embeddings change
         self._new_states = 0  # final states observed this epoch (the reward update's held-out)
