@@ -9,10 +9,11 @@ import os
 import pathlib
 import shutil
 import tempfile
-import time
 
 import numpy as np
 import requests
+
+from tests.waiting import wait_until
 
 #: The shared server's --max_message_mb: larger requests are RESOURCE_EXHAUSTED / 413.
 MAX_MESSAGE_MB = 1
@@ -59,13 +60,12 @@ def random_states(count: int, num_objects: int = 3, seed: int = 0) -> np.ndarray
 def wait_available(url: str, timeout: float = 60.0) -> None:
     """Waits until the REST API at ``url`` reports model 'reward' AVAILABLE (fails after
     ``timeout`` seconds)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def available() -> bool:
         try:
             states = requests.get(f"{url}/v1/models/reward", timeout=5).json()
-            if states["model_version_status"][0]["state"] == "AVAILABLE":
-                return
+            return states["model_version_status"][0]["state"] == "AVAILABLE"
         except (requests.ConnectionError, KeyError, IndexError):
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"the model never became AVAILABLE at {url} within {timeout:g} s")
+            return False
+
+    wait_until(available, timeout, interval=0.1, what=f"model 'reward' AVAILABLE at {url}")
