@@ -71,16 +71,25 @@ def test_a_model_flag_is_an_error_naming_its_gin_binding(argv, binding):
     assert f'{flag} is a gin setting: use --gin-binding "{binding}"' in process.stderr
 
 
-def test_a_config_includes_its_base_from_another_working_directory(tmp_path):
-    # The binding is refused after the config (and its include) parsed: nothing trains.
+def test_a_config_includes_its_base_from_another_working_directory(tmp_path, monkeypatch, capsys):
+    """In this process (TensorFlow loads once), from another working directory; the binding is
+    refused after the config (and its include) parsed: nothing trains."""
+    import gin
+
+    from imagine_tf.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
     argv = ["train", "--root-dir", str(tmp_path / "run"), "--gin-binding", "DdpgAgent.gamma = 0.5"]
     for gin_file in ("configs/ma.gin", str(ROOT / "configs" / "quickstart.gin")):
-        process = _cli(*argv, "--gin-file", gin_file, cwd=tmp_path)
-        assert process.returncode == 2 and "Unable to open" not in process.stderr
-        assert (
-            "DdpgAgent.gamma has no effect" in process.stderr
-            and "TrainConfig.gamma" in process.stderr
-        )
+        try:
+            code = main([*argv, "--gin-file", gin_file])
+        finally:
+            gin.clear_config()
+        err = capsys.readouterr().err
+        assert code == 2 and "Unable to open" not in err
+        assert "DdpgAgent.gamma has no effect" in err and "TrainConfig.gamma" in err
+    # A missing file, in a process of its own (gin's resource reader fails differently once
+    # other files were parsed in the process).
     process = _cli(*argv[:3], "--gin-file", "configs/nothing.gin", cwd=tmp_path)
     assert process.returncode == 2 and "bad gin configuration" in process.stderr
 

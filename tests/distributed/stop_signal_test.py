@@ -11,13 +11,15 @@ from imagine_tf.distributed.stop_signal import StopSignal
 WAITER = """
 import sys
 from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
-stop = StopSignal()
-with StopOnSignals(stop):
-    print("waiting", flush=True)
-    while not stop.wait(0.5):
-        pass
-print("stopped", flush=True)
+for _ in range(ROUNDS):
+    stop = StopSignal()
+    with StopOnSignals(stop):
+        print("waiting", flush=True)
+        while not stop.wait(0.5):
+            pass
+    print("stopped", flush=True)
 """
+ROUNDS = 3  # the Event deadlock needed the signal inside wait: try several times
 
 
 def test_wait_returns_when_set_or_after_the_timeout():
@@ -29,13 +31,17 @@ def test_wait_returns_when_set_or_after_the_timeout():
 
 
 def test_sigterm_stops_a_process_waiting_on_it_every_time():
-    for _ in range(3):  # the Event deadlock needed the signal inside wait: try several times
-        process = subprocess.Popen(
-            [sys.executable, "-c", WAITER],
-            stdout=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": os.getcwd()},
-        )
-        assert process.stdout.readline() == b"waiting\n"
-        process.send_signal(signal.SIGTERM)
-        out, _ = process.communicate(timeout=10)
-        assert process.returncode == 0 and out == b"stopped\n"
+    """One process (TensorFlow is imported once) waits ROUNDS times; each SIGTERM ends a wait."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", f"ROUNDS = {ROUNDS}\n{WAITER}"],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    try:
+        for _ in range(ROUNDS):
+            assert process.stdout.readline() == b"waiting\n"
+            process.send_signal(signal.SIGTERM)
+            assert process.stdout.readline() == b"stopped\n"
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()

@@ -88,10 +88,13 @@ def test_rendering_and_gif(tmp_path):
     assert frames.shape == (2, 480 + caption_height(480), 480, 3) and frames.dtype == np.uint8
     assert len(np.unique(frames.reshape(-1, 3), axis=0)) > 10  # objects drawn in colour
     path = write_episode(np.stack([frames[0], frames[1]]), str(tmp_path / "episode.gif"))
-    from PIL import Image
+    from PIL import Image, ImageSequence
 
     with Image.open(path) as image:
         assert image.n_frames == 2
+        decoded = [np.asarray(frame.convert("RGB")) for frame in ImageSequence.Iterator(image)]
+    # one shared palette: every frame within a few levels of what was rendered
+    assert np.abs(np.stack(decoded).astype(int) - frames[:2]).max() <= 8
     write_episode(render_states(env.core.observation()[:1]), str(tmp_path / "last.png"))
     assert (tmp_path / "last.png").exists()
     with pytest.raises(ValueError, match="gif or .png"):
