@@ -17,7 +17,7 @@ from imagine_tf_client._protos.tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 from imagine_tf_client.errors import InvalidInput, ServerError, grpc_error
-from imagine_tf_client.inputs import model_path
+from imagine_tf_client.inputs import check_timeout, model_path
 from imagine_tf_client.tensors import to_array, to_tensor_proto
 
 _STATE_NAMES = get_model_status_pb2.ModelVersionStatus.State
@@ -47,8 +47,9 @@ class GrpcTransport:
         if not isinstance(target, str) or ":" not in target or "://" in target:
             raise InvalidInput(f"the gRPC target must be 'host:port', got {target!r}")
         model_path(model, version, label)  # the same checks as REST's
-        self.target, self.model, self.timeout = target, model, timeout
-        self.version, self.label = version, label
+        self.target, self.model, self.timeout = target, model, check_timeout(timeout)
+        self.version = None if version is None else int(version)
+        self.label = label
         options = [("grpc.max_receive_message_length", max_message_mb << 20)]
         if root_certificates is None:
             self.channel = grpc.insecure_channel(target, options)

@@ -81,11 +81,18 @@ def model_path(model: str, version: int | None, label: str | None) -> str:
     if version is not None and label is not None:
         raise InvalidInput(f"give a version or a label, not both (version={version}, {label=})")
     if version is not None:
-        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        if isinstance(version, bool) or not isinstance(version, (int, np.integer)) or version < 0:
             raise InvalidInput(f"version must be a version number (int >= 0), got {version!r}")
-        return f"/v1/models/{model}/versions/{version}"
+        return f"/v1/models/{model}/versions/{int(version)}"
     if label is not None:
         if not isinstance(label, str) or not label or "/" in label or ":" in label:
             raise InvalidInput(f"label must be a version label (e.g. 'stable'), got {label!r}")
         return f"/v1/models/{model}/labels/{label}"
     return f"/v1/models/{model}"
+
+
+def check_timeout(timeout) -> float:
+    """``timeout`` as seconds > 0."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise InvalidInput(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    return float(timeout)

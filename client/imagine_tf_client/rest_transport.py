@@ -13,7 +13,7 @@ import numpy as np
 import requests
 
 from imagine_tf_client.errors import InvalidInput, ServerError, ServerUnavailable, http_error
-from imagine_tf_client.inputs import model_path
+from imagine_tf_client.inputs import check_timeout, model_path
 
 
 class RestTransport:
@@ -29,7 +29,7 @@ class RestTransport:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise InvalidInput(f"the REST URL must be 'http://host:port', got {url!r}")
         self.url = url.rstrip("/") + model_path(model, version, label)
-        self.timeout, self.session = timeout, requests.Session()
+        self.timeout, self.session = check_timeout(timeout), requests.Session()
 
     def _call(self, method: str, suffix: str = "", body: dict | None = None) -> dict:
         url = self.url + suffix

@@ -98,6 +98,8 @@ STATES = np.zeros((2, 240), np.float32)
         (lambda: RewardClient("127.0.0.1:8501"), ["http://host:port", "'127.0.0.1:8501'"]),
         (lambda: GrpcRewardClient("http://127.0.0.1:8500"), ["host:port"]),
         (lambda: GrpcRewardClient(label=""), ["version label"]),
+        (lambda: RewardClient(timeout=0), ["seconds > 0", "0"]),
+        (lambda: GrpcPolicyClient(timeout="5"), ["seconds > 0", "'5'"]),
     ],
 )
 def test_wrong_inputs_are_refused_before_sending(call, words):
@@ -149,6 +151,13 @@ def test_status_codes_become_errors_that_say_what_to_do():
     for error, kind, words in cases:
         assert type(error) is kind and words in str(error), (str(error), kind)
         assert error.status is not None and error.message in str(error)
+
+
+def test_versions_and_labels_choose_the_route():
+    assert RewardClient(version=np.int64(3)).transport.url.endswith("/v1/models/reward/versions/3")
+    assert PolicyClient(label="stable").transport.url.endswith("/v1/models/policy/labels/stable")
+    assert GrpcRewardClient(version=np.int64(3)).transport._spec("score").version.value == 3
+    assert GrpcPolicyClient(label="canary").transport._spec().version_label == "canary"
 
 
 def test_an_unreachable_server_is_named_at_once():
