@@ -78,6 +78,7 @@ SLOWEST_MODULES = (
     "tests/serving/serving_test.py",
     "tests/experiments/fork_grid_test.py",
     "tests/cli/main_test.py",
+    "tests/client/tf_free_client_test.py",
 )
 
 
