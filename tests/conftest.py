@@ -1,8 +1,12 @@
-"""Shared by every test: quiet TensorFlow, fixed seeds, a cleared gin config on request, and
-the slowest modules collected first."""
+"""Shared by every test: quiet TensorFlow, fixed seeds, a cleared gin config on request, the
+shared reward server, and the slowest modules collected first."""
 
+import dataclasses
 import os
+import pathlib
 import random
+import signal
+import subprocess
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -27,6 +31,40 @@ def clear_gin():
     gin.clear_config()
 
 
+@dataclasses.dataclass
+class RunningServer:
+    process: subprocess.Popen
+    target: str  # "127.0.0.1:PORT" (gRPC)
+    rest_url: str  # "http://127.0.0.1:PORT"
+    model_dir: pathlib.Path  # its model base path: version 1, seed 0; label stable=1
+
+
+@pytest.fixture(scope="session")
+def reward_server(tmp_path_factory) -> RunningServer:
+    """One reward server for the tests that only send it requests (gRPC and REST on
+    127.0.0.1; tests/serving/, tests/client/): started once per test process, stopped with
+    SIGTERM at the end (it must exit with 0)."""
+    from serving.launcher import launch
+    from tests.serving.models import MAX_MESSAGE_MB, export, wait_available
+
+    base = tmp_path_factory.mktemp("shared_server") / "reward"
+    export(base, seed=0)
+    process, target = launch(
+        base,
+        "--poll_seconds", "0.3",
+        "--max_batch_size", "64",
+        "--max_message_mb", str(MAX_MESSAGE_MB),
+        "--rest_api_port", "0",
+        "--version_labels", "stable=1",
+    )  # fmt: skip
+    try:
+        wait_available(process.rest_url)
+        yield RunningServer(process, target, process.rest_url, base)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+
+
 #: The modules that take longest, slowest first. `make test` runs the suite on two workers
 #: (pytest-xdist, a module per worker at a time): started first, they overlap the many short
 #: modules instead of ending the run alone.
@@ -40,6 +78,7 @@ SLOWEST_MODULES = (
     "tests/serving/serving_test.py",
     "tests/experiments/fork_grid_test.py",
     "tests/cli/main_test.py",
+    "tests/client/tf_free_client_test.py",
 )
 
 

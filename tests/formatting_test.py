@@ -1,11 +1,12 @@
-"""The code is as black formats it (pyproject.toml: line length 100)."""
+"""The code is as black formats it (pyproject.toml: line length 100; the generated protobuf
+modules of client/ are excluded there)."""
 
 import pathlib
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SOURCES = ("imagine_tf", "serving", "datasets", "benchmarks", "tests")
+SOURCES = ("imagine_tf", "serving", "client", "datasets", "benchmarks", "tests")
 
 
 def test_the_sources_are_black_formatted():

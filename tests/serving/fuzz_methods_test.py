@@ -71,7 +71,7 @@ METHODS = {  # method path -> (request class, response class)
 
 @pytest.fixture(scope="module")
 def server(reward_server):
-    """(process, {method path: raw call}) of the shared server (tests/serving/conftest.py):
+    """(process, {method path: raw call}) of the shared server (tests/conftest.py):
     raw bytes in and out, so malformed protos reach it as sent. Its resident memory may not
     grow by more than 300 MB over the module."""
     process = reward_server.process

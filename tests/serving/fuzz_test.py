@@ -28,7 +28,7 @@ VALID_STATES = random_states(1)
 
 @pytest.fixture(scope="module")
 def served(reward_server):
-    """(PredictionService stub, REST URL) of the shared server (tests/serving/conftest.py)."""
+    """(PredictionService stub, REST URL) of the shared server (tests/conftest.py)."""
     channel = grpc.insecure_channel(reward_server.target)
     yield prediction_service_pb2_grpc.PredictionServiceStub(channel), reward_server.rest_url
     channel.close()

@@ -24,7 +24,7 @@ STATES = random_states(3)
 @pytest.fixture(scope="module", params=["aiohttp", "tornado"])
 def served(request, reward_server, tmp_path_factory):
     """(gRPC target, REST URL) of a server on each HTTP stack: the shared server
-    (tests/serving/conftest.py) is aiohttp's, tornado's is started here with the same flags."""
+    (tests/conftest.py) is aiohttp's, tornado's is started here with the same flags."""
     if request.param == "aiohttp":
         yield reward_server.target, reward_server.rest_url
         return

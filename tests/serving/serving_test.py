@@ -1,6 +1,6 @@
 """The gRPC server on loopback with a real exported reward model and the stock TF Serving stubs.
 
-One server process for the tests that only send requests (tests/serving/conftest.py), others
+One server process for the tests that only send requests (tests/conftest.py), others
 start their own; requests are bounded.
 """
 
@@ -43,7 +43,7 @@ def model_dir(reward_server):
 
 @pytest.fixture
 def server(reward_server):
-    """The shared server of tests/serving/conftest.py (gRPC target)."""
+    """The shared server of tests/conftest.py (gRPC target)."""
     return reward_server.target
 
 
