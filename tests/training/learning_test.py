@@ -68,6 +68,7 @@ def test_the_main_path_learns_with_its_co_trained_reward(tmp_path, smoke_config)
         reward_update_every=1,
         reward_max_epochs=10,
         reward_patience=5,
+        reward_batches_per_epoch=100,
         updates_per_cycle=80,
     )
     learner, records = train(config, tmp_path, num_epochs=6, progress=False)
