@@ -74,7 +74,7 @@ SLOWEST_MODULES = (
     "tests/experiments/experiment_test.py",
     "tests/cli/readme_commands_test.py",
     "tests/training/train_eval_test.py",
-    "tests/export/reward_export_test.py",
+    "tests/reward/export_test.py",
     "tests/serving/serving_test.py",
     "tests/experiments/fork_grid_test.py",
     "tests/cli/main_test.py",

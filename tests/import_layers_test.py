@@ -11,20 +11,21 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "imagine_tf"
 ALLOWED = {
     "env": set(),
     "distributed": set(),
+    "networks": set(),  # the shared layers: Deep Sets, gated attention, sentence encoder
+    "export": set(),  # SavedModel helpers shared by the reward's and the policy's exports
     "language": {"env"},
     "policies": {"env", "language"},
-    "networks": set(),
-    "reward": {"networks", "language", "env", "data"},
     "data": {"env", "language", "policies"},
-    "agents": {"networks", "reward", "language"},
-    "benchmarks": {
-        "env",
-        "language",
-        "policies",
-        "data",
-        "training",
-        "export",
+    "runs": {"networks"},  # run directories: layout, lock, fork, precision, snapshots
+    "reward": {"networks", "language", "env", "policies", "data", "runs", "export"},
+    "agent": {
         "networks",
+        "reward",
+        "language",
+        "env",
+        "data",
+        "runs",
+        "export",
         "distributed",
     },
     "training": {
@@ -34,13 +35,25 @@ ALLOWED = {
         "networks",
         "reward",
         "data",
-        "agents",
+        "agent",
+        "runs",
         "distributed",
     },
-    "tuning": {"language", "networks", "reward", "data", "training"},
+    "benchmarks": {
+        "env",
+        "language",
+        "policies",
+        "data",
+        "training",
+        "agent",
+        "reward",
+        "runs",
+        "networks",
+        "distributed",
+    },
+    "tuning": {"language", "networks", "reward", "data", "agent", "runs", "training"},
     # experiments run `imagine-tf` subprocesses; they read run files (both run layouts)
-    "experiments": {"training", "reward"},
-    "export": {"agents", "reward", "language", "networks"},
+    "experiments": {"agent", "reward", "runs"},
     "cli": {
         "env",
         "language",
@@ -50,7 +63,8 @@ ALLOWED = {
         "data",
         "training",
         "tuning",
-        "agents",
+        "agent",
+        "runs",
         "benchmarks",
         "playground",
         "export",
@@ -61,7 +75,7 @@ ALLOWED = {
 
 
 # Top-level modules that import nothing of imagine_tf: any package may use them.
-LEAVES = {"atomic_files", "constants"}
+LEAVES = {"atomic_files", "constants", "old_names"}
 
 
 def imported_packages(path: pathlib.Path) -> set[str]:

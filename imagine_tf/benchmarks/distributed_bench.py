@@ -29,12 +29,12 @@ from imagine_tf.distributed.address import free_port
 from imagine_tf.distributed.episode_queue import EpisodeReader
 from imagine_tf.distributed.stop_signal import StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
-from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training import run_layout
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.runs import layout as run_layout
 from imagine_tf.training.distributed_run import EpisodeQueueSource, RunProcesses
-from imagine_tf.training.learner import Learner
-from imagine_tf.training.run_layout import RunLayout
+from imagine_tf.agent.learning import Learner
+from imagine_tf.runs.layout import RunLayout
 from imagine_tf.training.train_eval import in_process_actor
 from imagine_tf.benchmarks.timing import machine_description
 

@@ -137,9 +137,9 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
     import grpc
     from tensorflow_serving.apis import model_pb2, predict_pb2, prediction_service_pb2_grpc
 
-    from imagine_tf.export.reward_export import export_reward_model
+    from imagine_tf.reward.export import export_reward_model
     from imagine_tf.language.vocabulary import Vocabulary
-    from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+    from imagine_tf.reward.network import RewardNetwork, example_inputs
     from serving.launcher import launch
     from serving.rest_server import FRAMEWORKS
     from serving.signature_runner import LoadedSession

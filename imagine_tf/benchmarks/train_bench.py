@@ -34,10 +34,10 @@ import numpy as np
 import tensorflow as tf
 
 from imagine_tf.env.config import PlaygroundConfig
-from imagine_tf.training.actor import EpisodeActor
-from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.learner import Learner
+from imagine_tf.agent.acting import EpisodeActor
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.agent.learning import Learner
 from imagine_tf.training.loop import train_epoch
 from imagine_tf.training.train_eval import in_process_actor
 from imagine_tf.benchmarks.timing import machine_description

@@ -9,7 +9,7 @@ import shlex
 import sys
 from typing import Sequence
 
-from imagine_tf.training.checkpoint_snapshot import SnapshotError
+from imagine_tf.runs.snapshot import SnapshotError
 
 # What reading a run directory raises for a user's mistake or a run that has no checkpoint yet.
 RUN_READ_ERRORS = (FileNotFoundError, ValueError, SnapshotError)
@@ -17,9 +17,9 @@ RUN_READ_ERRORS = (FileNotFoundError, ValueError, SnapshotError)
 
 # Where a gin error sends the user: the configurables that hold the settings.
 GIN_HINT = (
-    ". Settings are bound as TrainConfig.<field> (agent runs: imagine_tf/training/config.py), "
+    ". Settings are bound as TrainConfig.<field> (agent runs: imagine_tf/agent/config.py), "
     "RewardTrainConfig.<field> and RewardStudyConfig.<field> (the reward model: "
-    "imagine_tf/training/reward_config.py), make_env.<argument> (the Playground)."
+    "imagine_tf/reward/config.py), make_env.<argument> (the Playground)."
 )
 
 
@@ -35,8 +35,8 @@ def parse_gin(args: argparse.Namespace, module=None) -> None:
     """
     if not (args.gin_file or args.gin_binding):
         return
-    from imagine_tf.training.config import check_agent_bindings
-    from imagine_tf.training.config_files import parse_config_files
+    from imagine_tf.agent.config import check_agent_bindings
+    from imagine_tf.runs.config_files import parse_config_files
 
     if module is None:
         import imagine_tf.playground  # noqa: F401 - registers the configurables

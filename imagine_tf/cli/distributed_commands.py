@@ -24,7 +24,7 @@ DEFAULT_PORT = 8000
 def _train_config(args: argparse.Namespace, root_dir: str | None):
     """The gin-bound `TrainConfig`: the gin flags, else the run's config.gin; None if neither."""
     from imagine_tf.training import train_eval
-    from imagine_tf.training.run_layout import RunLayout
+    from imagine_tf.runs.layout import RunLayout
 
     files = list(args.gin_file)
     if not (files or args.gin_binding) and root_dir and RunLayout(root_dir).run_gin.exists():
@@ -37,8 +37,8 @@ def _train_config(args: argparse.Namespace, root_dir: str | None):
 
 def _replay_server_command(args: argparse.Namespace) -> int:
     from imagine_tf.distributed.replay_server import serve_forever
-    from imagine_tf.training.config import TrainConfig
-    from imagine_tf.training.run_layout import REPLAY_SERVER_JSON
+    from imagine_tf.agent.config import TrainConfig
+    from imagine_tf.runs.layout import REPLAY_SERVER_JSON
 
     config = _train_config(args, args.root_dir) or TrainConfig()
     root = pathlib.Path(args.root_dir)

@@ -45,8 +45,8 @@ from imagine_tf.cli import (
     distributed_commands,
     experiment_commands,
     goal_commands,
-    reward_commands,
     serving_commands,
+    supervised_commands,
     tune_commands,
     world_commands,
 )
@@ -57,8 +57,8 @@ from imagine_tf.cli.common import (
     limit_threads,
     parse_gin,
 )
-from imagine_tf.training.run_fork import ForkError
-from imagine_tf.training.run_lock import RunConfigMismatch, RunDirectoryBusy
+from imagine_tf.runs.fork import ForkError
+from imagine_tf.runs.lock import RunConfigMismatch, RunDirectoryBusy
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # AutoGraph recompiles TF-Agents' `common.safe_has_state` (`state is not ()`) in every traced
@@ -67,7 +67,8 @@ warnings.filterwarnings("ignore", message='"is not" with a literal', category=Sy
 
 
 def _train_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training import run_layout, train_eval
+    from imagine_tf.training import train_eval
+    from imagine_tf.runs import layout as run_layout
 
     if args.num_epochs is not None and args.num_epochs < 1:
         raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")
@@ -95,8 +96,8 @@ def _train_command(args: argparse.Namespace) -> int:
 
 
 def _report_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.agent_report import write_agent_report
-    from imagine_tf.training.earlier_report import read_earlier_report
+    from imagine_tf.agent.success_report import write_agent_report
+    from imagine_tf.runs.earlier_report import read_earlier_report
 
     command = " ".join(["imagine-tf report", *args.root_dirs, "--out", args.out])
     command += f" --include {args.include}" if args.include else ""
@@ -106,8 +107,8 @@ def _report_command(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(str(error)) from None
     if args.plot:
-        from imagine_tf.training.agent_report import run_logs
-        from imagine_tf.training.run_report import plot_runs, run_labels
+        from imagine_tf.agent.success_report import run_logs
+        from imagine_tf.agent.figures import plot_runs, run_labels
 
         labels = run_labels(args.root_dirs)
         plot_runs({label: run_logs(root) for label, root in zip(labels, args.root_dirs)}, args.plot)
@@ -124,7 +125,7 @@ def _report_command(args: argparse.Namespace) -> int:
 
 
 def _eval_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training.run_evaluation import evaluate_run
+    from imagine_tf.agent.saved_run_evaluation import evaluate_run
 
     try:
         result = evaluate_run(args.root_dir, args.repetitions, args.num_objects, args.seed)
@@ -173,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     serving_commands.add_commands(commands)
 
     world_commands.add_commands(commands)
-    reward_commands.add_commands(commands)
+    supervised_commands.add_commands(commands)
     tune_commands.add_commands(commands)
 
     train_parser = commands.add_parser(

@@ -94,8 +94,8 @@ def _score_command(args: argparse.Namespace) -> int:
 
 
 def _export_reward_command(args: argparse.Namespace) -> int:
-    from imagine_tf.export.reward_export import export_reward_model
-    from imagine_tf.training.model_loading import load_reward_network
+    from imagine_tf.reward.export import export_reward_model
+    from imagine_tf.agent.loading import load_reward_network
 
     try:
         network, metadata = load_reward_network(args.root_dir)
@@ -113,8 +113,8 @@ def _export_reward_command(args: argparse.Namespace) -> int:
 
 
 def _export_policy_command(args: argparse.Namespace) -> int:
-    from imagine_tf.export.policy_export import export_policy
-    from imagine_tf.training.model_loading import load_agent
+    from imagine_tf.agent.export import export_policy
+    from imagine_tf.agent.loading import load_agent
 
     try:
         learner = load_agent(args.root_dir)

@@ -56,11 +56,11 @@ Objective: the train success rate at the end (never a test-goal rate)."""
 
 def _tune_reward_command(args: argparse.Namespace) -> int:
     from imagine_tf.data.supervised import goal_set, load_supervised_data
-    from imagine_tf.training import reward_config
+    from imagine_tf.reward import config as reward_config
     from imagine_tf.tuning import config as tuning_config
     from imagine_tf.tuning.oracles import make_oracle
-    from imagine_tf.tuning.reward_tuning import OBJECTIVE, reward_hyperparameters
-    from imagine_tf.tuning.reward_tuning import tune_reward_model
+    from imagine_tf.tuning.supervised_tuning import OBJECTIVE, reward_hyperparameters
+    from imagine_tf.tuning.supervised_tuning import tune_reward_model
 
     base, search_space = gin_configured(
         args,
@@ -102,7 +102,7 @@ def _tune_agent_command(args: argparse.Namespace) -> int:
     import gin
 
     from imagine_tf.training import train_eval
-    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.agent.config import TrainConfig
     from imagine_tf.tuning import config as tuning_config
     from imagine_tf.tuning.agent_tuning import PROJECT, tune_agent
 

@@ -24,9 +24,9 @@ import pathlib
 import sys
 
 from imagine_tf.experiments.spec import ExperimentSpec
-from imagine_tf.reward.run_layout import METRICS_JSON
-from imagine_tf.training import run_layout
-from imagine_tf.training.reward_config import read_reward_configs
+from imagine_tf.reward.layout import METRICS_JSON
+from imagine_tf.runs import layout as run_layout
+from imagine_tf.reward.config import read_reward_configs
 
 CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
 
@@ -176,7 +176,7 @@ class Cell:
         """The study's directory of this seed: ``ARCH_sS`` or, for an ensemble, ``ARCH_xK_sS``
         (the first architecture the configuration's gin files and bindings study; parsed once
         per cell)."""
-        from imagine_tf.training.reward_ensemble import ensemble_directory
+        from imagine_tf.reward.ensemble import ensemble_directory
 
         configuration = self.spec.configurations[self.label]
         gin_files = [self.repository / f for f in configuration.get("gin_files", [])]

@@ -30,7 +30,7 @@ from imagine_tf.experiments.markdown import markdown
 from imagine_tf.experiments.paper import compare_with_paper
 from imagine_tf.experiments.spec import ExperimentSpec
 from imagine_tf.experiments.statistics import first_significant, summary
-from imagine_tf.training import run_layout
+from imagine_tf.runs import layout as run_layout
 
 
 def lookup(results: dict | None, path: str):

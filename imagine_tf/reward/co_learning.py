@@ -19,9 +19,9 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch
-from imagine_tf.reward.reward_memory import RewardMemory
+from imagine_tf.reward.memory import RewardMemory
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,7 +21,7 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.network import RewardNetwork
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The test probabilities a reward run keeps for its ensemble (`training.reward_ensemble`):
+"""The test probabilities a reward run keeps for its ensemble (`reward.ensemble`):
 float32 [S, G] beside its ``metrics.json``, which names the file and hashes the test states
 they are of, so that an ensemble (or an analysis) averages them instead of scoring again."""
 
@@ -11,7 +11,7 @@ import pathlib
 import numpy as np
 
 from imagine_tf.atomic_files import save_array_atomically
-from imagine_tf.reward.run_layout import TEST_PROBABILITIES
+from imagine_tf.reward.layout import TEST_PROBABILITIES
 
 
 def states_fingerprint(states: np.ndarray) -> str:

@@ -7,7 +7,7 @@ negatives are points of U[0, 0.5]^n. Loss: binary cross-entropy on the rescaled 
 
 Deviation, for speed: batches of 1,024 instead of 64 (7,300 steps instead of 117,000; about 20 s
 per net on one core). The accuracy on U[0, 1]^n stays above the reference's 97.4 %
-(`or_accuracy`; tests/networks/or_network_test.py checks ≥ 97 %).
+(`or_accuracy`; tests/reward/or_network_test.py checks ≥ 97 %).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.networks.or_network import HIDDEN, WEIGHT_NAMES, or_forward
+from imagine_tf.reward.or_network import HIDDEN, WEIGHT_NAMES, or_forward
 
 
 def or_training_data(num_inputs: int, num_points: int, rng: np.random.Generator):
     """(x float32 [num_points, n], y float32 [num_points]): half positives, half negatives.
 
-    Each row is sorted, largest first (see `imagine_tf.networks.or_network`).
+    Each row is sorted, largest first (see `imagine_tf.reward.or_network`).
     """
     half = num_points // 2
     positives = np.empty((0, num_inputs))

@@ -35,9 +35,9 @@ import tensorflow as tf
 from imagine_tf.atomic_files import replacing, write_text_atomically
 from imagine_tf.data.supervised import SupervisedData, training_batches
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward import kept_probabilities
-from imagine_tf.reward.run_layout import (
+from imagine_tf.reward.layout import (
     BEST_WEIGHTS,
     CHECKPOINTS,
     COMMAND,

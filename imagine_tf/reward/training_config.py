@@ -1,7 +1,7 @@
 """`TrainingConfig`: the hyperparameters of a supervised reward run (no TensorFlow here).
 
 `imagine_tf.reward.supervised_training.SupervisedTrainer` takes it; the gin-bound
-`imagine_tf.training.reward_config.RewardTrainConfig` extends it with the data a run reads.
+`imagine_tf.reward.config.RewardTrainConfig` extends it with the data a run reads.
 """
 
 from __future__ import annotations

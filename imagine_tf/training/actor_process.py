@@ -24,11 +24,11 @@ from imagine_tf.distributed.episode_queue import EpisodeWriter
 from imagine_tf.distributed.stop_signal import StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
 from imagine_tf.networks.precision import AUTO
-from imagine_tf.training.actor import EpisodeActor
-from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig, config_differences
-from imagine_tf.training.episode_batch import PolicySnapshot
-from imagine_tf.training.run_lock import RunConfigMismatch
+from imagine_tf.agent.acting import EpisodeActor
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig, config_differences
+from imagine_tf.agent.episode_batch import PolicySnapshot
+from imagine_tf.runs.lock import RunConfigMismatch
 
 POLL_SECONDS = 0.5
 

@@ -28,11 +28,11 @@ from imagine_tf.distributed.address import check_port_free, free_port, parse_add
 from imagine_tf.distributed.episode_queue import EpisodeReader
 from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
-from imagine_tf.training.episode_batch import EpisodeBatch
-from imagine_tf.training.learner import Learner
-from imagine_tf.training.learner_state import LearnerCheckpoint
+from imagine_tf.agent.episode_batch import EpisodeBatch
+from imagine_tf.agent.learning import Learner
+from imagine_tf.agent.checkpoint import LearnerCheckpoint
 from imagine_tf.training.loop import run_epochs
-from imagine_tf.training.run_layout import RunLayout
+from imagine_tf.runs.layout import RunLayout
 
 WAIT_NOTICE_SECONDS = 60.0
 PR_SET_PDEATHSIG = 1  # <sys/prctl.h>

@@ -17,10 +17,10 @@ import tensorflow as tf
 from tqdm import tqdm
 
 from imagine_tf.atomic_files import write_text_atomically
-from imagine_tf.training.episode_batch import EpisodeBatch
-from imagine_tf.training.learner import Learner
-from imagine_tf.training.learner_state import LearnerCheckpoint
-from imagine_tf.training.run_layout import RunLayout
+from imagine_tf.agent.episode_batch import EpisodeBatch
+from imagine_tf.agent.learning import Learner
+from imagine_tf.agent.checkpoint import LearnerCheckpoint
+from imagine_tf.runs.layout import RunLayout
 
 # The source of episode batches: returns the next batch and the seconds spent per phase.
 EpisodeSource = Callable[[], tuple[EpisodeBatch, dict[str, float]]]

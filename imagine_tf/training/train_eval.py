@@ -19,18 +19,18 @@ from typing import Sequence
 import gin
 
 from imagine_tf.networks.precision import AUTO
-from imagine_tf.training import run_layout
-from imagine_tf.training.actor import EpisodeActor
-from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig, check_agent_bindings
+from imagine_tf.runs import layout as run_layout
+from imagine_tf.agent.acting import EpisodeActor
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig, check_agent_bindings
 from imagine_tf.training.distributed_run import run_remote_learner, run_with_actor_processes
-from imagine_tf.training.learner import Learner
-from imagine_tf.training.learner_state import LearnerCheckpoint, check_run_config, write_run_config
+from imagine_tf.agent.learning import Learner
+from imagine_tf.agent.checkpoint import LearnerCheckpoint, check_run_config, write_run_config
 from imagine_tf.training.loop import EpisodeSource, run_epochs
-from imagine_tf.training.run_fork import fork_run, fork_source
-from imagine_tf.training.run_lock import RunLock
-from imagine_tf.training.run_precision import bind_run_precision, resolve_run_precision
-from imagine_tf.training.run_report import plot_learning_curve, render_agent
+from imagine_tf.runs.fork import fork_run, fork_source
+from imagine_tf.runs.lock import RunLock
+from imagine_tf.runs.precision import bind_run_precision, resolve_run_precision
+from imagine_tf.agent.figures import plot_learning_curve, render_agent
 
 DEMO_GOALS = ("Grasp any animal", "Go left", "Grow any plant", "Grasp red furniture")
 

@@ -24,10 +24,10 @@ import gin
 import keras_tuner
 import tensorflow as tf
 
-from imagine_tf.training import run_layout
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.run_evaluation import evaluate_run
-from imagine_tf.training.run_report import plot_learning_curve
+from imagine_tf.runs import layout as run_layout
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.agent.saved_run_evaluation import evaluate_run
+from imagine_tf.agent.figures import plot_learning_curve
 from imagine_tf.training.train_eval import train
 from imagine_tf.tuning.config import AGENT_TUNABLE
 from imagine_tf.tuning.oracles import make_oracle

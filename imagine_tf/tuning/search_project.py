@@ -3,7 +3,7 @@
     <root_dir>/<project>/
       search.json        the search: tuner, space, base configuration, budget, objective
       oracle.json, tuner0.json, trial_<id>/trial.json    keras-tuner's own state
-      trial_<id>/...     the trial's training runs (`reward_tuning`, `agent_tuning`)
+      trial_<id>/...     the trial's training runs (`supervised_tuning`, `agent_tuning`)
       report.json        the ranking (`search_report`)
 
 keras-tuner resumes a project from its own files but would silently keep the space and budget
@@ -21,7 +21,7 @@ from typing import Callable
 import keras_tuner
 
 from imagine_tf.atomic_files import write_record, write_text_atomically
-from imagine_tf.training.run_lock import RunLock
+from imagine_tf.runs.lock import RunLock
 from imagine_tf.tuning.search_report import search_report
 
 SEARCH_JSON = "search.json"

@@ -12,8 +12,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def test_the_reward_settings_spell_the_networks_choices_out():
     from imagine_tf.data.supervised import GOAL_SETS
-    from imagine_tf.networks.reward_network import ARCHITECTURES, PAIR_GATES
-    from imagine_tf.training import reward_config
+    from imagine_tf.reward.network import ARCHITECTURES, PAIR_GATES
+    from imagine_tf.reward import config as reward_config
 
     # reward_config spells them out so as not to import TensorFlow
     assert reward_config.ARCHITECTURES == ARCHITECTURES and reward_config.PAIR_GATES == PAIR_GATES

@@ -173,9 +173,9 @@ def test_wrong_calls_say_what_to_fix(reward_results, case):
 def policy_server(tmp_path_factory):
     """(gRPC target, REST URL, exported path) of a server of an exported MA policy (N = 3)."""
     from serving.launcher import launch
-    from tests.export.policy_export_test import make_actor
+    from tests.agent.export_test import make_actor
 
-    from imagine_tf.export.policy_export import export_policy
+    from imagine_tf.agent.export import export_policy
 
     base = tmp_path_factory.mktemp("policy_server") / "policy"
     options = ("--model_name", "policy", "--poll_seconds", "0.3", "--rest_api_port", "0")

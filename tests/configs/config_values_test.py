@@ -12,9 +12,9 @@ import pytest
 
 from imagine_tf import playground
 from imagine_tf.training import train_eval  # noqa: F401 - registers train_eval
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.config_files import parse_config_files
-from imagine_tf.training.reward_config import RewardStudyConfig, reward_train_config
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.runs.config_files import parse_config_files
+from imagine_tf.reward.config import RewardStudyConfig, reward_train_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

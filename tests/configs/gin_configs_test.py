@@ -6,7 +6,7 @@ import gin
 import pytest
 
 from imagine_tf import playground
-from imagine_tf.training.config_files import parse_config_files
+from imagine_tf.runs.config_files import parse_config_files
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.gin"))
@@ -81,7 +81,7 @@ def test_imagine_is_the_reference_run_with_cgh_from_epoch_10(tmp_path, monkeypat
 
 
 def test_smoke_is_two_small_epochs_of_go_goals():
-    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.agent.config import TrainConfig
 
     parse_config_files([SMOKE])
     config = TrainConfig()
@@ -125,8 +125,8 @@ def test_agent_config_binds_the_training_config(path, tmp_path, monkeypatch):
 @pytest.mark.parametrize("path", REWARD_CONFIGS, ids=lambda p: p.name)
 def test_reward_config_builds_its_network(path):
     from imagine_tf.language.vocabulary import Vocabulary
-    from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
-    from imagine_tf.training.reward_config import RewardStudyConfig, reward_train_config
+    from imagine_tf.reward.network import RewardNetwork, example_inputs
+    from imagine_tf.reward.config import RewardStudyConfig, reward_train_config
 
     parse_config_files([path])
     config, study = reward_train_config(), RewardStudyConfig()
@@ -145,11 +145,11 @@ def test_reward_config_builds_its_network(path):
 
 @pytest.mark.parametrize("path", TUNE_CONFIGS, ids=lambda p: p.name)
 def test_tune_config_declares_a_space_that_holds_its_base(path):
-    from imagine_tf.training.config import TrainConfig
-    from imagine_tf.training.reward_config import reward_train_config
+    from imagine_tf.agent.config import TrainConfig
+    from imagine_tf.reward.config import reward_train_config
     from imagine_tf.tuning.agent_tuning import agent_hyperparameters
     from imagine_tf.tuning.config import AgentSearchSpace, RewardSearchSpace
-    from imagine_tf.tuning.reward_tuning import reward_hyperparameters
+    from imagine_tf.tuning.supervised_tuning import reward_hyperparameters
 
     parse_config_files([path])
     if path.stem.startswith("tune_reward"):

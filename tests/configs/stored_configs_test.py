@@ -8,8 +8,8 @@ import gin
 import pytest
 
 from imagine_tf.cli.main import main
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.reward_config import RewardTrainConfig, reward_train_config
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.reward.config import RewardTrainConfig, reward_train_config
 
 # An agent run's config.gin as `imagine-tf train` writes it (gin.config_str()), tiny sizes.
 AGENT_RUN_GIN = """import imagine_tf.training.train_eval
@@ -106,7 +106,7 @@ def test_the_reward_config_name_wins_over_the_stored_name():
 
 
 def test_a_stored_name_that_is_no_setting_is_refused_naming_the_settings():
-    import imagine_tf.training.reward_config  # noqa: F401 - registers train_reward_model
+    import imagine_tf.reward.config  # noqa: F401 - registers train_reward_model
 
     gin.parse_config("train_reward_model.arch = 'ma'")
     with pytest.raises(ValueError, match="train_reward_model.arch is not a reward setting"):

@@ -33,7 +33,7 @@ def test_the_partner_describes_a_padded_state_as_the_real_one():
 
 
 def test_ma_networks_ignore_padded_slots():
-    from imagine_tf.networks.reward_network import RewardNetwork
+    from imagine_tf.reward.network import RewardNetwork
     from imagine_tf.language.vocabulary import Vocabulary
 
     vocabulary = Vocabulary.default()
@@ -64,7 +64,7 @@ def test_ma_networks_ignore_padded_slots():
     structured = wide.scan(tf.constant(padded), embeddings, playground_states=True).numpy()
     np.testing.assert_allclose(structured, general, atol=1e-5)
 
-    from tests.networks.actor_network_test import make_actor
+    from tests.agent.actor_network_test import make_actor
 
     actor = make_actor("ma")
     goal = tf.constant(vocabulary.encode(["Grasp red cat"] * len(states)), tf.int32)

@@ -200,8 +200,8 @@ def test_runs_of_copies_the_settings(tmp_path):
 
 
 def test_two_object_ensembles_share_no_run_with_the_single_runs():
-    from imagine_tf.training.reward_config import read_reward_configs
-    from imagine_tf.training.reward_ensemble import member_seeds
+    from imagine_tf.reward.config import read_reward_configs
+    from imagine_tf.reward.ensemble import member_seeds
 
     spec = load_experiment(ROOT / "configs" / "experiments" / "two_object.gin")
     ensemble = spec.configurations["ensemble3"]

@@ -2,13 +2,13 @@
 
 import tensorflow as tf
 
-from imagine_tf.agents.goal_sampler import KnownGoals
+from imagine_tf.agent.goal_sampler import KnownGoals
 from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.playground import play
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
-from imagine_tf.reward.reward_memory import RewardMemory
+from imagine_tf.reward.memory import RewardMemory
 
 
 def test_updates_learn_from_the_partner_and_keep_the_best_weights():

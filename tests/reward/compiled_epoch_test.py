@@ -4,9 +4,9 @@ import numpy as np
 import tensorflow as tf
 
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.networks.reward_network import RewardNetwork
+from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch
-from imagine_tf.reward.reward_memory import RewardMemory
+from imagine_tf.reward.memory import RewardMemory
 from imagine_tf.reward.supervised_training import f1_per_goal, score_matrix
 
 

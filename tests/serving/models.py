@@ -26,7 +26,7 @@ atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 def export(base_path, seed: int, version: int | None = None) -> pathlib.Path:
     """Puts the MA reward model (N = 3) initialised with ``seed`` into ``base_path`` as
     ``version`` (default: the next one), atomically as `export_reward_model` does; its path."""
-    from imagine_tf.export.reward_export import claim_version
+    from imagine_tf.reward.export import claim_version
 
     final, temporary = claim_version(base_path, version)
     shutil.copytree(_exported(seed), temporary)
@@ -38,9 +38,9 @@ def _exported(seed: int) -> pathlib.Path:
     if seed not in _EXPORTS:
         import tensorflow as tf
 
-        from imagine_tf.export.reward_export import export_reward_model
+        from imagine_tf.reward.export import export_reward_model
         from imagine_tf.language.vocabulary import Vocabulary
-        from imagine_tf.networks.reward_network import RewardNetwork, example_inputs
+        from imagine_tf.reward.network import RewardNetwork, example_inputs
 
         tf.keras.utils.set_random_seed(seed)
         vocabulary = Vocabulary.default()

@@ -160,7 +160,7 @@ def test_a_learner_killed_with_sigkill_takes_its_helpers_and_resumes_replay_inta
     assert last["updates"] == EPOCHS * CYCLES * UPDATES
     assert last["actors"] in (1, 2)  # actor ids 0 and 1 (a restarted actor keeps its id)
     assert last["policy_lag_updates"] >= 0
-    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.agent.config import TrainConfig
     from imagine_tf.training.train_eval import make_learner
 
     restored, _ = make_learner(TrainConfig.from_json((root / "config.json").read_text()), root)
@@ -239,7 +239,7 @@ def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_
     assert code == 2 and f"port {port} is already in use" in err
     from imagine_tf.distributed.replay_server import ReplayServer
     from imagine_tf.distributed.variable_container import VariableContainer
-    from imagine_tf.training.config import TrainConfig
+    from imagine_tf.agent.config import TrainConfig
 
     with ReplayServer(free_port(), 2) as server:
         with VariableContainer(f"127.0.0.1:{server.port}") as container:

@@ -10,10 +10,10 @@ import tensorflow as tf
 from imagine_tf.language import oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.playground import play
-from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.episode_batch import EpisodeBatch, GoalView
-from imagine_tf.training.learner import Learner
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView
+from imagine_tf.agent.learning import Learner
 
 CONFIG = TrainConfig(
     architecture="fc",
@@ -110,7 +110,7 @@ def test_half_the_relabelling_candidates_are_imagined(learner):
 
 
 def test_actors_target_imagined_goals_in_half_the_cycles_while_imagining():
-    from tests.training.actor_test import make_actor
+    from tests.agent.acting_test import make_actor
 
     builder, actor = make_actor(dataclasses.replace(CONFIG, architecture="ma"))
     sentences = ["Go left", "Go right", "Grow red door", "Grasp green dog"]
@@ -129,7 +129,7 @@ def test_actors_target_imagined_goals_in_half_the_cycles_while_imagining():
 
 
 def test_a_checkpoint_restores_the_imagined_set_and_the_heuristic(learner, tmp_path):
-    from imagine_tf.training.learner_state import LearnerCheckpoint
+    from imagine_tf.agent.checkpoint import LearnerCheckpoint
 
     LearnerCheckpoint(learner, tmp_path).save()
     restored = Learner(RunBuilder(CONFIG))

@@ -12,9 +12,9 @@ import pytest
 
 from imagine_tf.language import oracle
 from imagine_tf.language.goal_table import GoalTable
-from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.config_files import parse_config_files
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.runs.config_files import parse_config_files
 from imagine_tf.training.train_eval import train
 
 SMOKE = pathlib.Path(__file__).resolve().parents[2] / "configs" / "smoke.gin"

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from imagine_tf.agents.episode_replay import EPISODE_FIELDS
+from imagine_tf.agent.replay import EPISODE_FIELDS
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
-from imagine_tf.training.run_lock import RunConfigMismatch
-from imagine_tf.training.failure_modes import GROW_LOG_KEYS
-from imagine_tf.training.config import TrainConfig
+from imagine_tf.runs.lock import RunConfigMismatch
+from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
+from imagine_tf.agent.config import TrainConfig
 from imagine_tf.training.train_eval import make_learner, train
 
 TINY = dict(
@@ -64,7 +64,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
 
 
 def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_path):
-    from imagine_tf.training.model_loading import load_reward_network
+    from imagine_tf.agent.loading import load_reward_network
 
     config = TrainConfig(reward_normalize_goal=True, **TINY)
     trainer, _ = train(config, tmp_path, num_epochs=1, progress=False)
@@ -79,9 +79,9 @@ def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_pat
 
 
 def test_eval_and_report_of_a_tiny_run(tmp_path):
-    from imagine_tf.training.agent_report import run_rows
-    from imagine_tf.training.builder import RunBuilder
-    from imagine_tf.training.run_evaluation import evaluate_run
+    from imagine_tf.agent.success_report import run_rows
+    from imagine_tf.agent.builder import RunBuilder
+    from imagine_tf.agent.saved_run_evaluation import evaluate_run
 
     config = TrainConfig(reward="oracle", **TINY)
     empty = RunBuilder(config).make_replay()
@@ -105,9 +105,9 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
     [before] = run_rows(tmp_path)
     assert before["repetitions"].startswith("1 (in-training") and before["episodes"] == 12
     # A run still training replaces its own earlier in-training row, whatever its epoch.
-    from imagine_tf.training.agent_report import write_agent_report
+    from imagine_tf.agent.success_report import write_agent_report
 
-    from imagine_tf.training.agent_report import EXPERIMENT_FIELDS
+    from imagine_tf.agent.success_report import EXPERIMENT_FIELDS
 
     same = {name: before[name] for name in EXPERIMENT_FIELDS}  # this run's experiment
     in_training = {

@@ -7,8 +7,8 @@ import pathlib
 import gin
 import pytest
 
-from imagine_tf.training.config import TrainConfig
-from imagine_tf.training.config_files import parse_config_files
+from imagine_tf.agent.config import TrainConfig
+from imagine_tf.runs.config_files import parse_config_files
 from imagine_tf.tuning.agent_tuning import objective_value, trial_gin, tune_agent
 from imagine_tf.tuning.search_space import SearchSpaceError
 

@@ -30,7 +30,7 @@ limit_threads(args.threads)
 
 from imagine_tf.experiments.report import code_version  # noqa: E402
 from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig  # noqa: E402
-from imagine_tf.training.model_loading import load_agent  # noqa: E402
+from imagine_tf.agent.loading import load_agent  # noqa: E402
 
 
 def held_out_f1(learner, reward):

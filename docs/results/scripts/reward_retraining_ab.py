@@ -14,9 +14,9 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.reward.reward_memory import RewardMemory
-from imagine_tf.training.builder import RunBuilder
-from imagine_tf.training.config import TrainConfig
+from imagine_tf.reward.memory import RewardMemory
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig
 
 seed, path = int(sys.argv[1]), sys.argv[2]
 builder = RunBuilder(TrainConfig(seed=seed))

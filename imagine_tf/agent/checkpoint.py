@@ -1,0 +1,153 @@
+"""A learner's checkpoint: networks, optimizers, goals, reward memory, replay and logs.
+
+``checkpoint/`` holds ``tf`` (the TF object graph: agent, reward network and its optimizer,
+epoch, the relabeller's generator; the goal embeddings are recomputed from the encoder) and ``state.npz`` (known goals, discovered
+and imagined, the goal imagination's state, reward memory, the replay's counters and RNG, the
+epoch records). The replay's episodes go to
+``replay/`` first, only the new ones (`ReplayCheckpoint`). A save never changes a landed
+checkpoint in place: it writes ``checkpoint.tmp``, renames the landed one to
+``checkpoint.old``, renames the new one in, then deletes the old (`snapshot_checkpoint` relies
+on it). With actor processes, episodes still in the replay server's queue when the learner
+stops are not in the checkpoint: a resumed learner takes what the actors play next, and its
+episode counter counts only the episodes it stored (docs/distributed.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import tensorflow as tf
+
+from imagine_tf.agent.replay import decode_rng_state, encode_rng_state
+from imagine_tf.runs import layout as run_layout
+from imagine_tf.atomic_files import write_text_atomically
+from imagine_tf.agent.config import TrainConfig, config_differences
+from imagine_tf.agent.learning import Learner
+from imagine_tf.agent.replay_checkpoint import ReplayCheckpoint
+from imagine_tf.runs.layout import RunLayout, decode_logs
+from imagine_tf.runs.lock import RunConfigMismatch
+
+
+class LearnerCheckpoint:
+    """Saves and restores a `Learner` in its run directory.
+
+    Args:
+      learner: the learner.
+      root_dir: the run directory.
+    """
+
+    def __init__(self, learner: Learner, root_dir: str | os.PathLike):
+        self.learner, self.layout = learner, RunLayout(root_dir)
+        agent = learner.agent
+        # Optimizer slots exist only once built: build them now, so that a save holds Adam's
+        # state even before the first step and a restore fills it.
+        for optimizer, network in (
+            (agent.actor_optimizer, agent.actor_network),
+            (agent.critic_optimizer, agent.critic_network),
+            (learner.reward_learner.optimizer, learner.reward_network),
+        ):
+            optimizer.build(network.trainable_variables)
+        self.checkpoint = tf.train.Checkpoint(
+            agent=agent,
+            reward_network=learner.reward_network,
+            reward_optimizer=learner.reward_learner.optimizer,
+            epoch=learner.epoch,
+            relabeler_generator=learner.relabeler.generator,
+        )
+        self.replay_checkpoint = ReplayCheckpoint(self.layout.replay)
+
+    def save(self) -> None:
+        """Writes the TF and numpy state atomically into ``checkpoint/`` (one kept)."""
+        root = self.layout.root
+        final, temporary = root / run_layout.CHECKPOINT, root / run_layout.CHECKPOINT_NEW
+        previous = root / run_layout.CHECKPOINT_OLD
+        shutil.rmtree(temporary, ignore_errors=True)
+        temporary.mkdir(parents=True)
+        self.replay_checkpoint.save(self.learner.replay)  # only the episodes added since
+        self.checkpoint.write(str(temporary / run_layout.CHECKPOINT_TF_PREFIX))
+        np.savez(temporary / run_layout.CHECKPOINT_STATE, **self._numpy_state())
+        shutil.rmtree(previous, ignore_errors=True)
+        if final.exists():
+            os.replace(final, previous)
+        os.replace(temporary, final)
+        shutil.rmtree(previous, ignore_errors=True)
+        self.replay_checkpoint.prune(self.learner.replay.capacity)
+
+    def _numpy_state(self) -> dict:
+        learner = self.learner
+        state = {
+            f"replay_{k}": v for k, v in learner.replay.state_dict(include_episodes=False).items()
+        }
+        state.update({f"goals_{k}": v for k, v in learner.goals.state_dict().items()})
+        state.update({f"memory_{k}": v for k, v in learner.memory.state_dict().items()})
+        state["logs"] = np.frombuffer(json.dumps(learner.logs).encode(), np.uint8)
+        state["imagination"] = np.frombuffer(
+            json.dumps(learner.imagination.state_dict()).encode(), np.uint8
+        )
+        state["learner_rng"] = encode_rng_state(learner.rng)
+        return state
+
+    def restore(self, with_replay: bool = True) -> bool:
+        """Restores the last checkpoint if there is one; False if none.
+
+        ``with_replay=False`` leaves the replay empty (evaluation needs only the networks).
+        """
+        learner, agent = self.learner, self.learner.agent
+        directory = self.layout.landed_checkpoint()
+        if directory is None:
+            if with_replay:  # episode files of a first save that never landed go
+                self.replay_checkpoint.restore(learner.replay, 0)
+            return False
+        prefix = str(directory / run_layout.CHECKPOINT_TF_PREFIX)
+        self.checkpoint.read(prefix).assert_existing_objects_matched()
+        state = dict(np.load(directory / run_layout.CHECKPOINT_STATE, allow_pickle=True))
+
+        def part(prefix):
+            return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+
+        replay_state = part("replay_")
+        if with_replay:
+            if "observations" not in replay_state:  # in replay/ (else: an older run's npz)
+                self.replay_checkpoint.restore(learner.replay, int(replay_state["episodes_added"]))
+            learner.replay.load_state_dict(replay_state)
+        learner.goals.load_state_dict(part("goals_"))
+        learner.memory.load_state_dict(part("memory_"))
+        learner.logs = decode_logs(state["logs"])
+        if "imagination" in state:  # (checkpoints from before imagination have none)
+            learner.imagination.load_state_dict(json.loads(state["imagination"].tobytes()))
+            decode_rng_state(learner.rng, state["learner_rng"])
+        learner.embed_goals()
+        agent.set_goal_encoder(learner.reward_network.encoder)
+        return True
+
+
+def check_run_config(root_dir: str | os.PathLike, config: TrainConfig) -> None:
+    """A resumed run keeps its configuration: raises `RunConfigMismatch` listing what differs
+    from its ``config.json`` (fields it lacks, added later, are not compared)."""
+    layout = RunLayout(root_dir)
+    if not layout.config_json.exists():
+        return
+    differences = config_differences(json.loads(layout.config_json.read_text()), config)
+    if differences:
+        listed = ", ".join(f"{k}: run {a!r}, given {b!r}" for k, (a, b) in differences.items())
+        how = (
+            f"with no gin flags (`imagine-tf train` then reads its {run_layout.RUN_GIN}) or "
+            if layout.run_gin.exists()
+            else ""
+        )
+        raise RunConfigMismatch(
+            f"{layout.root} is a run with another configuration ({listed}). Resume it "
+            f"{how}with the same gin files and bindings (its config.json), or train into a "
+            "new --root-dir."
+        )
+
+
+def write_run_config(root_dir: str | os.PathLike, config: TrainConfig, run_gin: str | None) -> None:
+    """``config.json`` and (if given) the gin text the run was started with."""
+    layout = RunLayout(root_dir)
+    write_text_atomically(layout.config_json, config.to_json())
+    if run_gin is not None:
+        write_text_atomically(layout.run_gin, run_gin)

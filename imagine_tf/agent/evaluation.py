@@ -1,0 +1,112 @@
+"""Evaluation of the noise-free policy: success rate per goal, judged by the oracle on s_T.
+
+Colas et al. 2020 evaluate every training and test goal with the deterministic policy; the
+success of an episode is the oracle's verdict on its final state. Episodes of a goal list are
+played in one batched environment (one scene per listed goal), through the same token-reading
+greedy policy that actors use, its embedding cache filled with the reward model's encoder.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from tf_agents.drivers import py_driver
+from tf_agents.policies import py_tf_eager_policy
+
+from imagine_tf.language import oracle
+from imagine_tf.language.goal_table import GoalTable
+from imagine_tf.agent.acting import EpisodeRecorder
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.episode_batch import EpisodeBatch
+from imagine_tf.agent.failure_modes import grow_outcome_shares
+
+PREDICATES = ("Go", "Grasp", "Grow")
+
+
+def success_per_goal(goals: Sequence[str], success: np.ndarray) -> dict[str, float]:
+    """{goal: mean success over its episodes}; ``goals`` [B] may repeat a goal."""
+    per_goal: dict[str, list[bool]] = {}
+    for goal, value in zip(goals, success):
+        per_goal.setdefault(goal, []).append(bool(value))
+    return {goal: float(np.mean(values)) for goal, values in per_goal.items()}
+
+
+class PolicyEvaluator:
+    """Plays goal lists with the greedy policy of an actor network.
+
+    Args:
+      builder: the run's `RunBuilder`.
+      actor_network: the trained `ActorNetwork` (its weights are read at every call).
+      goal_encoder: the reward model's sentence encoder (tokens [G, L] -> embeddings [G, E]).
+    """
+
+    def __init__(self, builder: RunBuilder, actor_network, goal_encoder):
+        self.builder, self.actor_network, self.goal_encoder = builder, actor_network, goal_encoder
+        self._players: dict = {}
+
+    def _player(self, goals: tuple, seed: int, num_objects: int):
+        """(env, token network, driver, recorder) per goal list, seed and N (cached)."""
+        key = (goals, seed, num_objects)
+        if key not in self._players:
+            actor = self.actor_network
+            if num_objects != self.builder.config.num_objects:
+                actor = actor.with_num_objects(num_objects)  # ValueError for FA / FC
+            env = self.builder.make_env(len(goals), seed, split="all", num_objects=num_objects)
+            token_network, _, greedy = self.builder.make_policies(actor, env, seed)
+            recorder = EpisodeRecorder(
+                len(goals), env.config.episode_length, env.observation_spec()["state"].shape[0] // 2
+            )
+            driver = py_driver.PyDriver(
+                env,
+                py_tf_eager_policy.PyTFEagerPolicy(
+                    greedy, use_tf_function=True, batch_time_steps=False
+                ),
+                observers=[],
+                transition_observers=[recorder],
+                max_steps=len(goals) * env.config.episode_length,
+            )
+            self._players[key] = (env, actor, token_network, driver, recorder)
+        return self._players[key]
+
+    def play(self, goals: Sequence[str], seed: int = 12345, num_objects: int | None = None):
+        """Noise-free episodes for goals: (`EpisodeBatch` without descriptions, achieved [B])."""
+        num_objects = num_objects or self.builder.config.num_objects
+        env, actor, token_network, driver, recorder = self._player(tuple(goals), seed, num_objects)
+        if actor is not self.actor_network:  # another N: a weight-sharing copy, refreshed
+            actor.set_weights(self.actor_network.get_weights())
+        unique = sorted(set(goals))
+        tokens = self.builder.goal_tokens(unique)
+        token_network.set_goal_embeddings(tokens, self.goal_encoder(tokens).numpy())
+        env.seed(seed)  # the same scenes at every call
+        recorder.start()
+        driver.run(env.reset_with_goals(list(goals)))
+        episodes = EpisodeBatch(
+            recorder.observations.copy(),
+            recorder.actions.copy(),
+            goal_ids=np.zeros(len(goals), np.int64),
+            goal_embeddings=np.zeros((len(goals), 0), np.float32),
+            descriptions=np.zeros((len(goals), 0), bool),
+            final_states=recorder.final_states.copy(),
+        )
+        table = GoalTable.from_sentences(unique)
+        return episodes, oracle.achieved(episodes.final_states, table, table.index(list(goals)))
+
+    def evaluate_with_outcomes(
+        self, goals, repetitions: int = 1, seed: int = 12345, num_objects: int | None = None
+    ) -> tuple[dict, dict]:
+        """Success rate per goal, and the `grow_outcome_shares` of the Grow episodes.
+
+        ``num_objects`` other than the training N needs the MA policy (it works at any N).
+        """
+        goals = [g for g in goals for _ in range(repetitions)]
+        episodes, success = self.play(goals, seed, num_objects)
+        grow = np.array([g.split()[0] == "Grow" for g in goals])
+        outcomes = grow_outcome_shares(episodes.states[grow], success[grow])
+        return success_per_goal(goals, success), outcomes
+
+    def evaluate(
+        self, goals, repetitions: int = 1, seed: int = 12345, num_objects: int | None = None
+    ) -> dict[str, float]:
+        """Success rate per goal of the noise-free policy."""
+        return self.evaluate_with_outcomes(goals, repetitions, seed, num_objects)[0]

@@ -1,0 +1,348 @@
+"""`Learner`: what learns from the actors' episodes (Colas et al. 2020, IMAGINE; Karch, Colas et
+al. 2020).
+
+Per cycle, `observe` one `EpisodeBatch`: new training goals are discovered from the partner's
+descriptions (G_d, ids in order of arrival), the final states go to the reward memory with
+their positives (the descriptions) and negatives (the goals discovered *before* the batch and
+not described: a goal first discovered in a batch is no negative for that batch's other
+episodes), the episodes to the goal-biased replay. With imagination (from epoch
+``imagination_start``), goals are re-invented after each discovery (`GoalImagination`); the
+imagined goals that the learned reward says a final state achieves (over at most 50 of them)
+join the replay's goal lists; imagined goals are never labels in the reward memory. Then `train_cycle`: from epoch 1 on (from epoch 0 with the
+oracle reward), ``updates_per_cycle`` DDPG updates, each on ``batch_size`` transitions
+relabelled over ``num_candidates`` goals by the learned (or oracle) reward — relabelling and
+the DDPG step in one `tf.function`. `end_epoch`: every ``reward_update_every`` epochs the reward
+model is retrained from its memory and its encoder copied into the actor and critic; the
+greedy policy is evaluated on every training and test goal once; the epoch's record returned.
+
+The replay stores each episode's goal embedding at collection time; relabelled goals use the
+current table (as the reference). The learner keeps its own replay (exact goal-biased sampling,
+numpy): with actor processes the replay server is a queue feeding it (docs/distributed.md).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import tensorflow as tf
+from tf_agents.trajectories import policy_step, time_step as ts, trajectory
+
+from imagine_tf.agent.goal_sampler import KnownGoals
+from imagine_tf.agent.relabelling import OracleScorer
+from imagine_tf.language import grammar
+from imagine_tf.language.goal_invention import GoalImagination
+from imagine_tf.language.goal_table import GoalTable
+from imagine_tf.agent.builder import EMBEDDING_UNITS, RunBuilder
+from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView, PolicySnapshot
+from imagine_tf.agent.evaluation import PREDICATES, PolicyEvaluator
+from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
+from imagine_tf.reward.goal_probe import TestGoalProbe, imagination_record
+
+
+class Learner:
+    """Goal discovery, reward memory and co-training, replay, relabelling, DDPG updates and
+    the per-epoch evaluation of one run (its state: `learner_state`).
+
+    Args:
+      builder: the run's `RunBuilder`.
+    """
+
+    def __init__(self, builder: RunBuilder):
+        config = builder.config
+        self.builder, self.config = builder, config
+        tf.keras.utils.set_random_seed(config.seed)
+        self.goals = KnownGoals(builder.partner.goals, builder.max_goals)
+        self.imagination = GoalImagination(config.imagination, seed=config.seed)
+        self.rng = np.random.default_rng(config.seed + 1)  # which imagined goals s_T is checked on
+        #: bool [partner goals]: the descriptions the partner gives (`goal_predicates`).
+        self.spoken = np.array(
+            [goal.split()[0] in config.goal_predicates for goal in builder.partner.goals]
+        )
+        self.replay = builder.make_replay()
+        self.memory = builder.make_memory()
+        self.reward_network = builder.make_reward_network()
+        self.reward_learner = builder.make_reward_learner(self.reward_network)
+        self.embedding_table = tf.Variable(
+            tf.zeros([builder.max_goals, EMBEDDING_UNITS]), trainable=False
+        )
+        self.imagined_mask = tf.Variable(tf.zeros([builder.max_goals], tf.bool), trainable=False)
+        self.agent = builder.make_agent()
+        self.agent.set_goal_encoder(self.reward_network.encoder)
+        self.relabeler = builder.make_relabeler(self.reward_network)
+        self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
+        self.evaluator = PolicyEvaluator(builder, self.agent.actor_network, self.encode_goals)
+        # The learned reward on the test goals, per epoch (analysis only: `TestGoalProbe`).
+        self.probe = TestGoalProbe(config.num_objects) if config.reward == "learned" else None
+        # No AutoGraph: the step has no Python control flow on tensors, and converting the
+        # DDPG code it calls was most of every process's first-epoch tracing time.
+        self._update = tf.function(self._update_step, autograph=False)
+        self.goals_version = 0  # changes whenever the goals or their embeddings change
+        self._new_states = 0  # final states observed this epoch (the reward update's held-out)
+        self._losses: list[float] = []
+        self._positive_shares: list[float] = []
+        self._actor_ids: set[int] = set()  # who played this epoch's batches
+        self._policy_lags: list[int] = []  # updates between a batch's policy and its storing
+        self.timings = {"updates": 0.0}  # this epoch's
+        self.logs: list[dict] = []  # one record per finished epoch, all sessions
+
+    # -- goals -------------------------------------------------------------------------------
+    def encode_goals(self, tokens) -> tf.Tensor:
+        """Goal embeddings [G, E] from token ids [G, L]: the reward model's encoder."""
+        return self.reward_network.encoder(tf.constant(tokens))
+
+    def embed_goals(self) -> None:
+        """The known goals' embeddings (and the oracle scorer's goal table)."""
+        if not len(self.goals):
+            return
+        if isinstance(self.relabeler.scorer, OracleScorer):
+            table = GoalTable.from_sentences(self.goals.sentences, lenient=True)
+            self.relabeler.scorer.goal_table = table
+        embeddings = self.encode_goals(self.builder.goal_tokens(self.goals.sentences))
+        self.embedding_table[: len(self.goals)].assign(embeddings)
+        self.imagined_mask.assign(self.goals.imagined)
+        self.goals_version += 1
+
+    def goal_view(self) -> GoalView:
+        count = len(self.goals)
+        return GoalView(
+            list(self.goals.sentences),
+            self.embedding_table[:count].numpy(),
+            self.goals.imagined[:count].copy(),
+            self.imagining,
+        )
+
+    @property
+    def imagining(self) -> bool:
+        """Whether goal imagination is on in this epoch."""
+        return (
+            self.imagination.method != "none"
+            and int(self.epoch.numpy()) >= self.config.imagination_start
+        )
+
+    def _imagine(self) -> bool:
+        """Re-invents goals if goals were discovered since the last time; whether any is new."""
+        discovered = self.goals.discovered_sentences()
+        if len(discovered) == len(self.imagination.heuristic.known):
+            return False
+        return bool(self.goals.imagine(self.imagination.update(discovered)).size)
+
+    def _imagined_reached(self, final_states: np.ndarray) -> np.ndarray:
+        """bool [B, known goals]: the imagined goals that the reward says s_T achieves, over
+        at most ``imagined_replay_checks`` of them drawn at random (False elsewhere)."""
+        reached = np.zeros((len(final_states), len(self.goals)), bool)
+        ids = self.goals.imagined_ids
+        if not (self.imagining and ids.size):
+            return reached
+        chosen = self.rng.choice(
+            ids, min(self.config.imagined_replay_checks, ids.size), replace=False
+        )
+        scan = self.relabeler.scorer.scan(
+            tf.constant(final_states), tf.constant(chosen), tf.gather(self.embedding_table, chosen)
+        )
+        reached[:, chosen] = scan.numpy()
+        return reached
+
+    def snapshot(self, finished: bool = False) -> PolicySnapshot:
+        """What actors need: the actor's weights, the goals, the counters."""
+        return PolicySnapshot(
+            self.agent.actor_network.get_weights(),
+            self.goal_view(),
+            int(self.agent.train_step_counter.numpy()),
+            int(self.epoch.numpy()),
+            self.goals_version,
+            finished,
+        )
+
+    # -- one cycle -----------------------------------------------------------------------------
+    def observe(self, batch: EpisodeBatch) -> None:
+        """Partner feedback on s_T: discovery, imagination, reward memory, replay."""
+        descriptions = batch.descriptions & self.spoken
+        known_before = ~self.goals.imagined[: len(self.goals)]  # discovered before the batch
+        changed = bool(self.goals.discover(descriptions).size)
+        if self.imagining:
+            changed = self._imagine() or changed
+        if changed:
+            self.embed_goals()
+        achieved = self.goals.achieved(descriptions)  # [B, G], imagined ids False
+        negatives = np.zeros_like(achieved)
+        negatives[:, : known_before.size] = known_before & ~achieved[:, : known_before.size]
+        self.memory.add(batch.final_states, achieved, negatives)
+        self.replay.add(
+            batch.observations,
+            batch.actions,
+            batch.goal_ids,
+            batch.goal_embeddings,
+            achieved | self._imagined_reached(batch.final_states),
+        )
+        self._new_states += len(batch)
+        self._actor_ids.add(batch.actor_id)
+        self._policy_lags.append(int(self.agent.train_step_counter.numpy()) - batch.policy_step)
+
+    @property
+    def updating(self) -> bool:
+        """Whether this epoch's cycles update the policy (not in epoch 0 with a learned reward)."""
+        return bool(self.goals.num_discovered) and (
+            int(self.epoch.numpy()) > 0 or self.config.reward == "oracle"
+        )
+
+    def train_cycle(self) -> None:
+        """The cycle's DDPG updates (none while `updating` is False)."""
+        if self.updating:
+            start = time.perf_counter()
+            losses, positive_shares = self.run_updates(self.config.updates_per_cycle)
+            self._losses += losses
+            self._positive_shares += positive_shares
+            self.timings["updates"] += time.perf_counter() - start
+
+    def _update_step(
+        self,
+        states,
+        next_states,
+        actions,
+        goal_ids,
+        goal_embeddings,
+        num_goals,
+        final_goal_ids,
+        imagining,
+    ):
+        """Relabelling and the DDPG step in one graph: (loss, share of r = 0)."""
+        candidates = self.relabeler.sample_candidates(
+            num_goals, self.config.num_candidates, self.imagined_mask[:num_goals], imagining
+        )
+        final_embeddings = tf.gather(self.embedding_table, tf.maximum(final_goal_ids, 0))
+        relabelled = self.relabeler.relabel(
+            states,
+            next_states,
+            goal_ids,
+            goal_embeddings,
+            candidates,
+            tf.gather(self.embedding_table, candidates),
+            final_goal_ids,
+            final_embeddings,
+        )
+        batch = tf.shape(states)[0]
+
+        def time_step(state, reward):
+            observation = {"state": state, "goal": relabelled.goal_embeddings}
+            return ts.TimeStep(
+                tf.fill([batch], ts.StepType.MID), reward, tf.ones([batch]), observation
+            )
+
+        experience = trajectory.Transition(
+            time_step(states, tf.zeros([batch])),
+            policy_step.PolicyStep(actions, (), ()),
+            time_step(next_states, relabelled.rewards),
+        )
+        loss = self.agent.train(experience).loss
+        return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
+
+    def run_updates(self, count: int) -> tuple[list[float], list[float]]:
+        """``count`` updates on goal-biased samples of the replay; their losses and shares of
+        r = 0."""
+        num_goals = tf.constant(len(self.goals))
+        imagining = tf.constant(self.imagining)
+        losses, positive_shares = [], []
+        for _ in range(count):
+            batch = self.replay.sample(self.config.batch_size)
+            loss, positives = self._update(
+                batch.states,
+                batch.next_states,
+                batch.actions,
+                batch.goal_ids,
+                batch.goal_embeddings,
+                num_goals,
+                batch.sampled_goal_ids,
+                imagining,
+            )
+            losses.append(float(loss))
+            positive_shares.append(float(positives))
+        return losses, positive_shares
+
+    # -- the end of an epoch -------------------------------------------------------------------
+    def update_reward(self) -> dict:
+        """Retrains the reward model if due this epoch; copies its encoder into the policy."""
+        config, epoch = self.config, int(self.epoch.numpy())
+        if config.reward != "learned" or epoch % config.reward_update_every or not len(self.goals):
+            return {}
+        # all known ids (the memory's columns); imagined ones have no label, so are not drawn
+        report = self.reward_learner.update(
+            self.memory, self.builder.goal_tokens(self.goals.sentences), self._new_states
+        )
+        self.embed_goals()
+        self.agent.set_goal_encoder(self.reward_network.encoder)  # only changes here
+        return report
+
+    def _imagination_record(self) -> dict:
+        """The imagined set's size, precision and test coverage (with imagination on)."""
+        if self.imagination.method == "none":
+            return {}
+        return imagination_record(
+            self.imagination.imagined, len(self.goals), self.goals.num_discovered
+        )
+
+    def _probe_record(self) -> dict:
+        """The learned reward's F1 on the probe's states: over all test goals, and over the
+        imagined ones (None before any is imagined)."""
+        if self.probe is None:
+            return {}
+        scorer = self.relabeler.scorer  # the learned reward's (a probe needs reward = "learned")
+        goals = list(self.probe.goals)  # every test goal, scored once
+        embeddings = self.encode_goals(self.builder.goal_tokens(goals))
+        ids = tf.zeros([len(goals)], tf.int64)  # the learned reward reads no ids
+        predicted = scorer.scan(tf.constant(self.probe.states), ids, embeddings).numpy()
+        imagined = set(self.imagination.imagined)
+        return {
+            "reward_test_goal_f1": self.probe.f1(goals, predicted),
+            "reward_imagined_test_goal_f1": self.probe.f1(
+                [g for g in goals if g in imagined], predicted
+            ),
+        }
+
+    def end_epoch(self, timings: dict[str, float]) -> dict:
+        """Reward update, evaluation, the epoch's record (appended to ``logs``); epoch + 1.
+
+        ``timings``: seconds spent per phase outside the learner (collection, partner, ...).
+        """
+        timings = {**timings, **self.timings}
+        start = time.perf_counter()
+        reward_report = self.update_reward()
+        timings["reward"] = time.perf_counter() - start
+        probe = self._probe_record()
+        start = time.perf_counter()
+        train_success, grow_outcomes = self.evaluator.evaluate_with_outcomes(grammar.train_goals())
+        test_success = self.evaluator.evaluate(grammar.test_goals())
+        timings["evaluation"] = time.perf_counter() - start
+        self.epoch.assign_add(1)
+        losses, shares = self._losses, self._positive_shares
+        record = {
+            "epoch": int(self.epoch.numpy()),
+            "episodes": self.replay.episodes_added,
+            "discovered_goals": self.goals.num_discovered,
+            **self._imagination_record(),
+            "updates": int(self.agent.train_step_counter.numpy()),
+            "loss": float(np.mean(losses)) if losses else None,
+            "relabel_positive_share": float(np.mean(shares)) if shares else None,
+            "actors": len(self._actor_ids),
+            "policy_lag_updates": float(np.mean(self._policy_lags)) if self._policy_lags else None,
+            "reward_epochs": reward_report.get("epochs"),
+            "reward_held_out_f1": reward_report.get("held_out_f1"),
+            **probe,
+            "eval_train_success": float(np.mean(list(train_success.values()))),
+            "eval_test_success": float(np.mean(list(test_success.values()))),
+            **{
+                f"eval_train_success_{predicate.lower()}": float(
+                    np.mean(
+                        [v for goal, v in train_success.items() if goal.split()[0] == predicate]
+                    )
+                )
+                for predicate in PREDICATES
+            },
+            **{key: grow_outcomes[name] for name, key in GROW_LOG_KEYS.items()},
+            **{f"seconds_{name}": round(value, 3) for name, value in timings.items()},
+        }
+        self.logs.append(record)
+        self._new_states, self._losses, self._positive_shares = 0, [], []
+        self._actor_ids, self._policy_lags = set(), []
+        self.timings = {"updates": 0.0}
+        return record

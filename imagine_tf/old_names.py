@@ -1,0 +1,96 @@
+"""Old module names of imagine_tf, kept importable: run directories store gin files that import
+them (``import imagine_tf.training.reward_recipe`` heads a reward run's operative config).
+
+`install` adds a `sys.meta_path` finder that answers an old name with the module now holding
+its code, so ``import <old>`` and ``from <old> import X`` keep working and gin finds the same
+configurables (one module object under two names: nothing registers twice). Standard library
+only: ``import imagine_tf`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import sys
+
+#: old name -> the module that holds its code now
+MOVED = {
+    "imagine_tf.agents": "imagine_tf.agent",
+    "imagine_tf.agents.ddpg_agent": "imagine_tf.agent.ddpg_agent",
+    "imagine_tf.agents.episode_replay": "imagine_tf.agent.replay",
+    "imagine_tf.agents.exploration_policy": "imagine_tf.agent.exploration_policy",
+    "imagine_tf.agents.goal_sampler": "imagine_tf.agent.goal_sampler",
+    "imagine_tf.agents.her_relabeler": "imagine_tf.agent.relabelling",
+    "imagine_tf.cli.reward_commands": "imagine_tf.cli.supervised_commands",
+    "imagine_tf.export.policy_export": "imagine_tf.agent.export",
+    "imagine_tf.export.reward_export": "imagine_tf.reward.export",
+    "imagine_tf.networks.actor_network": "imagine_tf.agent.actor_network",
+    "imagine_tf.networks.critic_network": "imagine_tf.agent.critic_network",
+    "imagine_tf.networks.goal_token_actor": "imagine_tf.agent.goal_token_actor",
+    "imagine_tf.networks.or_network": "imagine_tf.reward.or_network",
+    "imagine_tf.networks.reward_ensemble": "imagine_tf.reward.ensemble_network",
+    "imagine_tf.networks.reward_network": "imagine_tf.reward.network",
+    "imagine_tf.networks.reward_scan": "imagine_tf.reward.scan",
+    "imagine_tf.reward.reward_memory": "imagine_tf.reward.memory",
+    "imagine_tf.reward.run_layout": "imagine_tf.reward.layout",
+    "imagine_tf.training.actor": "imagine_tf.agent.acting",
+    "imagine_tf.training.agent_report": "imagine_tf.agent.success_report",
+    "imagine_tf.training.builder": "imagine_tf.agent.builder",
+    "imagine_tf.training.checkpoint_snapshot": "imagine_tf.runs.snapshot",
+    "imagine_tf.training.config": "imagine_tf.agent.config",
+    "imagine_tf.training.config_files": "imagine_tf.runs.config_files",
+    "imagine_tf.training.earlier_report": "imagine_tf.runs.earlier_report",
+    "imagine_tf.training.episode_batch": "imagine_tf.agent.episode_batch",
+    "imagine_tf.training.evaluation": "imagine_tf.agent.evaluation",
+    "imagine_tf.training.failure_modes": "imagine_tf.agent.failure_modes",
+    "imagine_tf.training.goal_probe": "imagine_tf.reward.goal_probe",
+    "imagine_tf.training.learner": "imagine_tf.agent.learning",
+    "imagine_tf.training.learner_state": "imagine_tf.agent.checkpoint",
+    "imagine_tf.training.model_loading": "imagine_tf.agent.loading",
+    "imagine_tf.training.replay_checkpoint": "imagine_tf.agent.replay_checkpoint",
+    "imagine_tf.training.reward_config": "imagine_tf.reward.config",
+    "imagine_tf.training.reward_ensemble": "imagine_tf.reward.ensemble",
+    "imagine_tf.training.reward_recipe": "imagine_tf.reward.recipe",
+    "imagine_tf.training.reward_study": "imagine_tf.reward.study",
+    "imagine_tf.training.run_evaluation": "imagine_tf.agent.saved_run_evaluation",
+    "imagine_tf.training.run_fork": "imagine_tf.runs.fork",
+    "imagine_tf.training.run_layout": "imagine_tf.runs.layout",
+    "imagine_tf.training.run_lock": "imagine_tf.runs.lock",
+    "imagine_tf.training.run_precision": "imagine_tf.runs.precision",
+    "imagine_tf.training.run_report": "imagine_tf.agent.figures",
+    "imagine_tf.tuning.reward_tuning": "imagine_tf.tuning.supervised_tuning",
+}
+
+
+class _AliasLoader:
+    """Loads an old name as the module of its new name."""
+
+    def __init__(self, new_name: str):
+        self.new_name = new_name
+
+    def create_module(self, spec):
+        module = importlib.import_module(self.new_name)
+        self._own_spec = module.__spec__
+        return module
+
+    def exec_module(self, module) -> None:
+        # the new module ran when it was imported; importlib has just set its ``__spec__`` to
+        # the old name's: give it back its own
+        module.__spec__ = self._own_spec
+
+
+class _OldNames:
+    """A `sys.meta_path` finder for the names in `MOVED`."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        new_name = MOVED.get(fullname)
+        if new_name is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(new_name))
+
+
+def install() -> None:
+    """Makes the old names importable (once)."""
+    if not any(isinstance(finder, _OldNames) for finder in sys.meta_path):
+        # first: an old name must not be found as a file of an aliased package's folder
+        sys.meta_path.insert(0, _OldNames())

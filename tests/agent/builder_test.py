@@ -1,0 +1,67 @@
+"""`RunBuilder`: every DDPG and reward co-training knob of `TrainConfig` reaches what it builds."""
+
+import gin
+import pytest
+
+from imagine_tf.agent.builder import RunBuilder
+from imagine_tf.agent.config import TrainConfig, check_agent_bindings
+
+
+pytestmark = pytest.mark.usefixtures("clear_gin")
+
+
+def test_the_agent_and_the_reward_learner_take_every_knob():
+    config = TrainConfig(
+        architecture="fc",
+        actor_learning_rate=2e-3,
+        critic_learning_rate=3e-3,
+        gamma=0.9,
+        polyak=0.8,
+        target_update_period=7,
+        action_l2=0.5,
+        noise_stddev=0.1,
+        random_action_probability=0.2,
+        clip_targets=False,
+        hidden_units=16,
+        reward_batch_size=64,
+        reward_learning_rate=5e-4,
+        reward_positive_ratio=0.3,
+        reward_batches_per_epoch=3,
+        reward_max_epochs=4,
+        reward_patience=2,
+    )
+    builder = RunBuilder(config)
+    agent = builder.make_agent()
+    assert agent._gamma == pytest.approx(0.9)
+    assert agent._target_update_tau == pytest.approx(0.2)  # tau = 1 - polyak
+    assert agent._target_update_period == 7 and agent._action_l2 == 0.5
+    assert float(agent.actor_optimizer.learning_rate) == pytest.approx(2e-3)
+    assert float(agent.critic_optimizer.learning_rate) == pytest.approx(3e-3)
+    assert agent._target_bounds is None  # clip_targets=False
+    exploring = agent.collect_policy
+    assert (exploring._noise_stddev, exploring._random_action_probability) == (0.1, 0.2)
+    for network in (agent.actor_network, agent.critic_network):
+        assert network.trunk.layers_before_sum[0].units == 16
+    learner = builder.make_reward_learner(builder.make_reward_network())
+    assert (learner.config.batch_size, learner.config.learning_rate) == (64, 5e-4)
+    assert learner.config.positive_ratio == 0.3
+    assert (learner.config.batches_per_epoch, learner.config.max_epochs) == (3, 4)
+    assert learner.config.patience == 2
+
+
+def test_the_defaults_clip_the_targets_as_the_reference():
+    agent = RunBuilder(TrainConfig(architecture="fc", hidden_units=8)).make_agent()
+    assert agent._target_bounds == pytest.approx((-50.0, 0.0))
+
+
+def test_a_binding_the_agent_would_ignore_names_the_field_to_bind():
+    import imagine_tf.training.train_eval  # noqa: F401 - registers DdpgAgent
+
+    check_agent_bindings()  # nothing bound
+    gin.parse_config("DdpgAgent.gamma = 0.5")
+    with pytest.raises(ValueError, match="DdpgAgent.gamma has no effect.*TrainConfig.gamma"):
+        check_agent_bindings()
+    gin.clear_config()
+    gin.parse_config("DdpgAgent.target_update_tau = 0.1")
+    with pytest.raises(ValueError, match="TrainConfig.polyak"):
+        check_agent_bindings()
