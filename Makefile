@@ -21,10 +21,10 @@ demo: $(STAMP)
 	$(BIN)/imagine-tf demo --out-dir outputs/demo
 
 ## The main job (the README's quick start, with `make test`): a short IMAGINE run (MA policy,
-## learned MA reward, configs/quickstart.gin), then 10 evaluation episodes per goal.
+## learned MA reward, configs/agent/quickstart.gin), then 10 evaluation episodes per goal.
 ## Writes runs/quickstart/{learning_curve.png,agent.gif,eval.json}.
 quickstart: $(STAMP)
-	$(BIN)/imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+	$(BIN)/imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/quickstart
 	$(BIN)/imagine-tf eval --root-dir runs/quickstart --repetitions 10
 
 ## Tests (slow ones deselected by setup.cfg; integration = real servers on 127.0.0.1, included),

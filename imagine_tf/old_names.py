@@ -1,4 +1,4 @@
-"""Old module names of imagine_tf, kept importable: run directories store gin files that import
+"""Old module names of imagine_tf, kept importable, and the old paths of its config files: run directories store gin files that import
 them (``import imagine_tf.training.reward_recipe`` heads a reward run's operative config).
 
 `install` adds a `sys.meta_path` finder that answers an old name with the module now holding
@@ -59,6 +59,40 @@ MOVED = {
     "imagine_tf.training.run_precision": "imagine_tf.runs.precision",
     "imagine_tf.training.run_report": "imagine_tf.agent.figures",
     "imagine_tf.tuning.reward_tuning": "imagine_tf.tuning.supervised_tuning",
+}
+
+
+#: configs/ before it had a folder per kind: old path -> path (`runs.config_files` reads both)
+MOVED_CONFIG_FILES = {
+    "configs/fa.gin": "configs/agent/fa.gin",
+    "configs/fc.gin": "configs/agent/fc.gin",
+    "configs/imagination_study.gin": "configs/studies/imagination.gin",
+    "configs/imagine.gin": "configs/agent/imagine.gin",
+    "configs/imagine_final_goal.gin": "configs/agent/imagine_final_goal.gin",
+    "configs/imagine_none.gin": "configs/agent/imagine_none.gin",
+    "configs/ma.gin": "configs/agent/ma.gin",
+    "configs/ma_final_goal.gin": "configs/agent/ma_final_goal.gin",
+    "configs/ma_oracle.gin": "configs/agent/ma_oracle.gin",
+    "configs/playground.gin": "configs/world/playground.gin",
+    "configs/playground_many_objects.gin": "configs/world/playground_many_objects.gin",
+    "configs/quickstart.gin": "configs/agent/quickstart.gin",
+    "configs/reward_fa.gin": "configs/reward/fa.gin",
+    "configs/reward_fc.gin": "configs/reward/fc.gin",
+    "configs/reward_ma.gin": "configs/reward/ma.gin",
+    "configs/reward_ma_pairs.gin": "configs/reward/ma_pairs.gin",
+    "configs/reward_study_generalization.gin": "configs/studies/reward_generalization.gin",
+    "configs/reward_study_generalization_ma_norm.gin": "configs/studies/reward_generalization_ma_norm.gin",
+    "configs/reward_study_two_object.gin": "configs/studies/reward_two_object.gin",
+    "configs/reward_study_two_object_baseline.gin": "configs/studies/reward_two_object_baseline.gin",
+    "configs/reward_study_two_object_relations.gin": "configs/studies/reward_two_object_relations.gin",
+    "configs/reward_study_two_object_relations_no_norm.gin": "configs/studies/reward_two_object_relations_no_norm.gin",
+    "configs/reward_study_two_object_relations_x3.gin": "configs/studies/reward_two_object_relations_x3.gin",
+    "configs/reward_study_two_object_relations_x5.gin": "configs/studies/reward_two_object_relations_x5.gin",
+    "configs/reward_study_two_object_residual_gate.gin": "configs/studies/reward_two_object_residual_gate.gin",
+    "configs/reward_study_two_object_shared_gate.gin": "configs/studies/reward_two_object_shared_gate.gin",
+    "configs/smoke.gin": "configs/agent/smoke.gin",
+    "configs/tune_agent_quickstart.gin": "configs/tuning/agent_quickstart.gin",
+    "configs/tune_reward_ma.gin": "configs/tuning/reward_ma.gin",
 }
 
 

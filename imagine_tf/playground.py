@@ -36,7 +36,7 @@ def make_env(
 ) -> PlaygroundEnv:
     """A batched `PlaygroundEnv` with the grammar's goals (see `GoalCatalog`, `PlaygroundConfig`).
 
-    Gin-configurable (configs/playground.gin); arguments given by a caller win over bindings.
+    Gin-configurable (configs/world/playground.gin); arguments given by a caller win over bindings.
     ``reward="goal"`` puts the oracle reward (0 achieved, -1 not) of s_t in each time step.
     """
     config = PlaygroundConfig(

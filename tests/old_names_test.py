@@ -62,3 +62,14 @@ def test_a_config_importing_old_names_parses(tmp_path, clear_gin):
     parse_config_files([gin_file])
     assert gin.query_parameter("TrainConfig.batch_size") == 7
     assert gin.query_parameter("RewardTrainConfig.max_epochs") == 3
+
+
+def test_a_config_path_of_before_the_folders_per_kind_reads_the_file_there_now(clear_gin):
+    from imagine_tf.agent.config import TrainConfig
+    from imagine_tf.old_names import MOVED_CONFIG_FILES
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    assert all((root / new).is_file() for new in MOVED_CONFIG_FILES.values())
+    assert not any((root / old).exists() for old in MOVED_CONFIG_FILES)
+    parse_config_files(["configs/smoke.gin"])
+    assert TrainConfig().goal_predicates == ("Go",)

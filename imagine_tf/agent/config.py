@@ -44,7 +44,7 @@ class TrainConfig:
     num_candidates: int = 50
     exploit_probability: float = 0.1
     # The goal families the social partner speaks of (its other descriptions are not given):
-    # ("Go",) makes a reaching task that a few hundred updates learn (configs/smoke.gin).
+    # ("Go",) makes a reaching task that a few hundred updates learn (configs/agent/smoke.gin).
     goal_predicates: tuple = ("Go", "Grasp", "Grow")
     # DDPG (Lillicrap et al. 2016, as the reference trains it; see `ImagineDdpgAgent`).
     actor_learning_rate: float = 1e-3

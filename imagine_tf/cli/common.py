@@ -109,7 +109,11 @@ def limit_threads(threads: int | None) -> None:
 def add_gin_flags(parser: argparse.ArgumentParser) -> None:
     """--gin-file / --gin-binding, also in TF-Agents' spelling (--gin_file, --gin_bindings)."""
     parser.add_argument(
-        "--gin-file", "--gin_file", action="append", default=[], help="e.g. configs/playground.gin"
+        "--gin-file",
+        "--gin_file",
+        action="append",
+        default=[],
+        help="e.g. configs/world/playground.gin",
     )
     parser.add_argument(
         "--gin-binding",

@@ -8,17 +8,17 @@
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
     imagine-tf bench env|dataset|train|serving|distributed [--json] [--out FILE] [--quick] [--threads T]
                      [--compute-dtype bfloat16]
-    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart [--threads T]
+    imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/quickstart [--threads T]
     imagine-tf train --root-dir runs/quickstart --num-epochs 20   # resumes with the run's config.gin
-    imagine-tf train --gin-file configs/ma.gin --gin-binding 'TrainConfig.batch_size = 1536' \
+    imagine-tf train --gin-file configs/agent/ma.gin --gin-binding 'TrainConfig.batch_size = 1536' \
         --fork-from runs/ma_s0 --root-dir runs/ma_s0_b1536
-    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/q2 --actors 2 [--port P]
+    imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/q2 --actors 2 [--port P]
     imagine-tf replay-server --root-dir R [--port 8000]
-    imagine-tf learner --root-dir R --replay-server HOST:8000 --gin-file configs/quickstart.gin
+    imagine-tf learner --root-dir R --replay-server HOST:8000 --gin-file configs/agent/quickstart.gin
     imagine-tf actor --replay-server HOST:8000 [--actor-id I] [--threads 1]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
-    imagine-tf tune reward --gin-file configs/tune_reward_ma.gin --dataset-dir D --root-dir R
-    imagine-tf tune agent --gin-file configs/smoke.gin --epochs-per-trial 1 --root-dir R
+    imagine-tf tune reward --gin-file configs/tuning/reward_ma.gin --dataset-dir D --root-dir R
+    imagine-tf tune agent --gin-file configs/agent/smoke.gin --epochs-per-trial 1 --root-dir R
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
                       [--plot curves.png]
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
@@ -136,24 +136,24 @@ def _eval_command(args: argparse.Namespace) -> int:
 
 
 EXAMPLES = """examples:
-  imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+  imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/quickstart
   imagine-tf eval --root-dir runs/quickstart --repetitions 30
   imagine-tf play --goal "Grasp red cat" --out episode.gif
   imagine-tf goals --split test --type 5
   imagine-tf experiment architectures --parallel 2 && imagine-tf experiment architectures --report
-  imagine-tf tune agent --gin-file configs/smoke.gin --epochs-per-trial 1 --root-dir runs/tune
+  imagine-tf tune agent --gin-file configs/agent/smoke.gin --epochs-per-trial 1 --root-dir runs/tune
   imagine-tf export reward --root-dir runs/quickstart --model-base-path models/reward
   imagine-tf serve --model-base-path models/reward --rest-port 8501
 
 'imagine-tf COMMAND --help' lists a command's options."""
 
 TRAIN_EXAMPLES = """examples:
-  imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
+  imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/quickstart
   imagine-tf train --root-dir runs/quickstart --num-epochs 20      # resume, then 4 more epochs
-  imagine-tf train --gin-file configs/ma.gin --gin-binding "TrainConfig.seed = 1" \\
+  imagine-tf train --gin-file configs/agent/ma.gin --gin-binding "TrainConfig.seed = 1" \\
       --root-dir runs/ma_s1 --threads 1                           # two runs side by side
-  imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/q2 --actors 2
-  imagine-tf train --fork-from runs/ma_s0 --gin-file configs/ma_final_goal.gin --root-dir runs/fork"""
+  imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/q2 --actors 2
+  imagine-tf train --fork-from runs/ma_s0 --gin-file configs/agent/ma_final_goal.gin --root-dir runs/fork"""
 
 
 def build_parser() -> argparse.ArgumentParser:

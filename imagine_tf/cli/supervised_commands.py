@@ -43,8 +43,8 @@ TRAIN_SETTINGS = {
     "--pair-relations": gin_binding("RewardTrainConfig.pair_relations = True"),
 }
 STUDY_SETTINGS = {
-    "--study": "--gin-file configs/reward_study_generalization.gin (or "
-    "configs/reward_study_two_object.gin)",
+    "--study": "--gin-file configs/studies/reward_generalization.gin (or "
+    "configs/studies/reward_two_object.gin)",
     "--arch": gin_binding("RewardStudyConfig.architectures = ('ma', 'fa', 'fc')"),
     "--ensemble-size": gin_binding("RewardStudyConfig.ensemble_size = 3"),
     **{flag: text for flag, text in TRAIN_SETTINGS.items() if flag not in ("--arch", "--seed")},

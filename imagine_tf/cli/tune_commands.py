@@ -1,7 +1,7 @@
 """`imagine-tf tune reward | agent`: keras-tuner searches whose trials share one budget.
 
-    imagine-tf tune reward --gin-file configs/reward_ma.gin --dataset-dir D --root-dir R
-    imagine-tf tune agent --gin-file configs/quickstart.gin --epochs-per-trial 4 --root-dir R
+    imagine-tf tune reward --gin-file configs/reward/ma.gin --dataset-dir D --root-dir R
+    imagine-tf tune agent --gin-file configs/agent/quickstart.gin --epochs-per-trial 4 --root-dir R
     imagine-tf reward tune ...          # the same command as `tune reward`
 
 The base configuration and the search space come from gin (`RewardTrainConfig` or
@@ -27,26 +27,26 @@ from imagine_tf.cli.common import (
 
 # Flags of the first `reward tune` that are now gin settings of the base configuration.
 REWARD_SETTINGS = {
-    "--arch": "--gin-file configs/reward_ma.gin (or reward_fa, reward_fc, reward_ma_pairs)",
+    "--arch": "--gin-file configs/reward/ma.gin (or reward_fa, reward_fc, reward_ma_pairs)",
     "--batches-per-epoch": gin_binding("RewardTrainConfig.batches_per_epoch = 200"),
     "--max-train-episodes": gin_binding("RewardTrainConfig.max_train_episodes = 20000"),
     "--goal-set": gin_binding("RewardTrainConfig.goal_set = 'one_object'"),
 }
 
 REWARD_EXAMPLES = """examples:
-  imagine-tf tune reward --gin-file configs/reward_ma.gin --dataset-dir D --root-dir runs/tune_ma
-  imagine-tf tune reward --gin-file configs/tune_reward_ma.gin --tuner grid --seeds 0 1 2 \\
+  imagine-tf tune reward --gin-file configs/reward/ma.gin --dataset-dir D --root-dir runs/tune_ma
+  imagine-tf tune reward --gin-file configs/tuning/reward_ma.gin --tuner grid --seeds 0 1 2 \\
       --dataset-dir D --root-dir runs/tune_ma_grid --out docs/results/reward_tune_ma.json
-  imagine-tf tune reward --gin-file configs/reward_fc.gin --dataset-dir D --root-dir R \\
+  imagine-tf tune reward --gin-file configs/reward/fc.gin --dataset-dir D --root-dir R \\
       --gin-binding "RewardSearchSpace.hyperparameters = {'learning_rate': (1e-4, 1e-3)}"
 
 Every trial trains --epochs-per-trial epochs of RewardTrainConfig.batches_per_epoch batches
 (early stopping off); the first trial is the base configuration. Objective: validation F1."""
 
 AGENT_EXAMPLES = """examples:
-  imagine-tf tune agent --gin-file configs/smoke.gin --epochs-per-trial 1 --max-trials 2 \\
+  imagine-tf tune agent --gin-file configs/agent/smoke.gin --epochs-per-trial 1 --max-trials 2 \\
       --root-dir R
-  imagine-tf tune agent --gin-file configs/tune_agent_quickstart.gin --epochs-per-trial 6 \\
+  imagine-tf tune agent --gin-file configs/tuning/agent_quickstart.gin --epochs-per-trial 6 \\
       --max-trials 6 --threads 1 --root-dir runs/tune_agent --out docs/results/agent_tune.json
   imagine-tf train --root-dir runs/tune_agent/agent/trial_3/run --num-epochs 16   # go on with one
 

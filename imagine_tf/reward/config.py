@@ -1,7 +1,7 @@
 """The reward model's settings, bound in gin: one supervised run, and the runs of a study.
 
-    imagine-tf reward train --gin-file configs/reward_ma.gin --root-dir R
-    imagine-tf reward study --gin-file configs/reward_study_generalization.gin --root-dir R
+    imagine-tf reward train --gin-file configs/reward/ma.gin --root-dir R
+    imagine-tf reward study --gin-file configs/studies/reward_generalization.gin --root-dir R
 
 `RewardTrainConfig` is what one run does: its network, data, optimisation and budget.
 `RewardStudyConfig` is which runs a study makes of it: one per architecture and seed, or

@@ -3,10 +3,10 @@
 The paper's two supervised experiments (Colas et al. 2020, IMAGINE; flowersteam/Imagine), each
 a gin config of a `RewardTrainConfig` and a `RewardStudyConfig`:
 
-* **generalization** (``configs/reward_study_generalization.gin``) — MA, FA and FC on the
+* **generalization** (``configs/studies/reward_generalization.gin``) — MA, FA and FC on the
   one-object goals (191 train / 64 test), F1 on the train goals, the test goals, the test goals
   without Type 2 ("flower", a word never heard in training) and per generalization type;
-* **two_object** (``configs/reward_study_two_object.gin``) — MA-pairs on all 415 goals: trained
+* **two_object** (``configs/studies/reward_two_object.gin``) — MA-pairs on all 415 goals: trained
   on the 191 one-object and 158 two-object train goals, F1 reported as in Table 1 on the Grasp
   goals (11 one-object and 2 two-object test goals). The one-object Go and Grow train goals stay
   in training: "Grow any fly" and "Grow any animal" are the only places where the words of the

@@ -4,7 +4,7 @@ gin opens an included path relative to the working directory, then relative to e
 on its search path. `parse_config_files` puts three directories there, so that a config of
 ``configs/`` parses from any working directory:
 
-* the directory of each given file (``include 'base/agent.gin'`` in ``configs/ma.gin``);
+* the directory of each given file (``include 'base/agent.gin'`` in ``configs/agent/ma.gin``);
 * the repository's ``configs/`` directory (a config elsewhere may include ``base/agent.gin``);
 * the repository root (the ``configs/NAME.gin`` paths of experiment files and the docs).
 """
@@ -18,6 +18,8 @@ import pathlib
 from typing import Sequence
 
 import gin
+
+from imagine_tf.old_names import MOVED_CONFIG_FILES
 
 REPOSITORY_DIR = pathlib.Path(__file__).resolve().parents[2]
 CONFIGS_DIR = REPOSITORY_DIR / "configs"
@@ -37,10 +39,12 @@ def add_search_paths(gin_files: Sequence[str | os.PathLike] = ()) -> None:
 
 def resolve_config_file(gin_file: str | os.PathLike) -> str:
     """``gin_file`` as given if it exists, else the path under the repository root or
-    ``configs/`` that does (``configs/ma.gin`` from another working directory)."""
+    ``configs/`` that does (``configs/agent/ma.gin`` from another working directory); a path
+    of configs/ before its folders per kind (``configs/ma.gin``) reads the file there now."""
     path = pathlib.Path(gin_file)
     if path.is_absolute() or path.is_file():
         return str(path)
+    path = pathlib.Path(MOVED_CONFIG_FILES.get(path.as_posix(), path.as_posix()))
     for directory in (REPOSITORY_DIR, CONFIGS_DIR):
         if (directory / path).is_file():
             return str(directory / path)

@@ -1,7 +1,7 @@
 """The IMAGINE co-training recipe: config -> builder -> learner + actor(s) -> epochs -> report.
 
-    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/quickstart
-    imagine-tf train --gin-file configs/quickstart.gin --root-dir runs/q2 --actors 2
+    imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/quickstart
+    imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/q2 --actors 2
 
 A run is a `TrainConfig` (gin), a `RunBuilder` that makes its parts, one `Learner` and its
 checkpoint, and actors that play episodes: by default one `EpisodeActor` in this process,

@@ -80,7 +80,7 @@ def test_a_config_includes_its_base_from_another_working_directory(tmp_path, mon
 
     monkeypatch.chdir(tmp_path)
     argv = ["train", "--root-dir", str(tmp_path / "run"), "--gin-binding", "DdpgAgent.gamma = 0.5"]
-    for gin_file in ("configs/ma.gin", str(ROOT / "configs" / "quickstart.gin")):
+    for gin_file in ("configs/agent/ma.gin", str(ROOT / "configs" / "agent" / "quickstart.gin")):
         try:
             code = main([*argv, "--gin-file", gin_file])
         finally:

@@ -8,7 +8,7 @@ import pytest
 from imagine_tf.cli.main import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "configs" / "playground.gin"
+CONFIG = ROOT / "configs" / "world" / "playground.gin"
 
 
 def run(capsys, *argv):
@@ -144,7 +144,7 @@ def test_tf_agents_flag_spelling_parses_like_ours_and_serve_flags_keep_theirs():
             "runs/ma_s0",
             "--gin_bindings",
             "TrainConfig.batch_size = 8",
-            "--gin_file=configs/ma.gin",
+            "--gin_file=configs/agent/ma.gin",
             "--num_epochs",
             "2",
         ]
@@ -156,7 +156,7 @@ def test_tf_agents_flag_spelling_parses_like_ours_and_serve_flags_keep_theirs():
             "runs/ma_s0",
             "--gin-binding",
             "TrainConfig.batch_size = 8",
-            "--gin-file=configs/ma.gin",
+            "--gin-file=configs/agent/ma.gin",
             "--num-epochs",
             "2",
         ]

@@ -18,11 +18,11 @@ from serving.launcher import launch_command
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
-# configs/smoke.gin with the main path's networks: MA policy, learned MA reward (2 epochs of 3
+# configs/agent/smoke.gin with the main path's networks: MA policy, learned MA reward (2 epochs of 3
 # cycles: the reward model is trained at the end of the first, the policy in the second).
 SMALL_RUN = [
     "--gin-file",
-    "configs/smoke.gin",
+    "configs/agent/smoke.gin",
     "--gin-binding",
     "TrainConfig.cycles_per_epoch = 3",
     "--gin-binding",

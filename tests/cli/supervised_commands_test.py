@@ -68,7 +68,7 @@ def test_dataset_build_and_reward_train_end_to_end(capsys, tmp_path):
         "reward",
         "tune",
         "--gin-file",
-        "configs/reward_fc.gin",
+        "configs/reward/fc.gin",
         "--config",
         "tiny",
         "--data-dir",

@@ -41,7 +41,7 @@ def test_a_tiny_agent_search_writes_a_report_and_ordinary_runs(capsys, tmp_path)
         "tune",
         "agent",
         "--gin-file",
-        "configs/smoke.gin",
+        "configs/agent/smoke.gin",
         *bindings,
         "--max-trials",
         "1",
@@ -55,7 +55,7 @@ def test_a_tiny_agent_search_writes_a_report_and_ordinary_runs(capsys, tmp_path)
     code, out, _ = run(capsys, *argv)
     report = json.loads(out_file.read_text())
     assert code == 0 and "rank 1 of 1" in out and "No trial beats it" in out
-    assert report["command"].startswith("imagine-tf tune agent --gin-file configs/smoke.gin")
+    assert report["command"].startswith("imagine-tf tune agent --gin-file configs/agent/smoke.gin")
     assert report["default"]["rank"] == 1 and report["budget"]["epochs_per_trial"] == 1
     gin.clear_config()
     run_dir = tmp_path / "tune" / "agent" / "trial_0" / "run"
@@ -77,7 +77,7 @@ def test_agent_search_errors(capsys, tmp_path, extra, message):
         "tune",
         "agent",
         "--gin-file",
-        "configs/smoke.gin",
+        "configs/agent/smoke.gin",
         "--epochs-per-trial",
         "1",
         "--root-dir",
@@ -115,4 +115,4 @@ def test_reward_search_errors(capsys, tmp_path):
     assert code == 2 and "imagine-tf dataset build" in err
     with pytest.raises(SystemExit):
         main(["reward", "tune", "--arch", "fc", "--root-dir", str(tmp_path)])
-    assert "configs/reward_ma.gin" in capsys.readouterr().err
+    assert "configs/reward/ma.gin" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from imagine_tf.reward.config import RewardStudyConfig, reward_train_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# The reference's run (configs/ma.gin), every field.
+# The reference's run (configs/agent/ma.gin), every field.
 AGENT = {
     "architecture": "ma",
     "reward_architecture": "ma",
@@ -68,12 +68,12 @@ AGENT = {
 FINAL_GOAL = {"final_layer_init": "he_uniform", "compute_dtype": "auto", "final_goal_ratio": 0.5}
 IMAGINE = {"final_layer_init": "he_uniform", "imagination": "cgh"}
 AGENT_CONFIGS = {
-    "ma.gin": {},
-    "fa.gin": {"architecture": "fa"},
-    "fc.gin": {"architecture": "fc"},
-    "ma_oracle.gin": {"reward": "oracle"},
-    "ma_final_goal.gin": FINAL_GOAL,
-    "quickstart.gin": {
+    "agent/ma.gin": {},
+    "agent/fa.gin": {"architecture": "fa"},
+    "agent/fc.gin": {"architecture": "fc"},
+    "agent/ma_oracle.gin": {"reward": "oracle"},
+    "agent/ma_final_goal.gin": FINAL_GOAL,
+    "agent/quickstart.gin": {
         **FINAL_GOAL,
         "updates_per_cycle": 20,
         "reward_batches_per_epoch": 100,
@@ -81,7 +81,7 @@ AGENT_CONFIGS = {
         "reward_patience": 5,
         "train_eval.num_epochs": 16,
     },
-    "imagination_study.gin": {
+    "studies/imagination.gin": {
         **FINAL_GOAL,
         "compute_dtype": "float32",
         "cycles_per_epoch": 10,
@@ -91,10 +91,10 @@ AGENT_CONFIGS = {
         "reward_patience": 5,
         "train_eval.num_epochs": 30,
     },
-    "imagine.gin": IMAGINE,
-    "imagine_none.gin": {**IMAGINE, "imagination": "none"},
-    "imagine_final_goal.gin": {**IMAGINE, "final_goal_ratio": 0.5},
-    "smoke.gin": {
+    "agent/imagine.gin": IMAGINE,
+    "agent/imagine_none.gin": {**IMAGINE, "imagination": "none"},
+    "agent/imagine_final_goal.gin": {**IMAGINE, "final_goal_ratio": 0.5},
+    "agent/smoke.gin": {
         "architecture": "fc",
         "reward": "oracle",
         "episodes_per_cycle": 8,
@@ -146,45 +146,45 @@ TWO_OBJECT_STUDY = {
     "max_test_episodes": 1000,
 }
 REWARD_CONFIGS = {  # {name: (RewardTrainConfig differences, RewardStudyConfig)}
-    "reward_ma.gin": ({"learning_rate": 1e-3}, RewardStudyConfig()),
-    "reward_fa.gin": ({"architecture": "fa", "learning_rate": 1e-4}, RewardStudyConfig()),
-    "reward_fc.gin": ({"architecture": "fc", "learning_rate": 1e-4}, RewardStudyConfig()),
-    "reward_ma_pairs.gin": (MA_PAIRS, RewardStudyConfig()),
-    "reward_study_generalization.gin": ({}, RewardStudyConfig(("ma", "fa", "fc"))),
-    "reward_study_two_object.gin": (
+    "reward/ma.gin": ({"learning_rate": 1e-3}, RewardStudyConfig()),
+    "reward/fa.gin": ({"architecture": "fa", "learning_rate": 1e-4}, RewardStudyConfig()),
+    "reward/fc.gin": ({"architecture": "fc", "learning_rate": 1e-4}, RewardStudyConfig()),
+    "reward/ma_pairs.gin": (MA_PAIRS, RewardStudyConfig()),
+    "studies/reward_generalization.gin": ({}, RewardStudyConfig(("ma", "fa", "fc"))),
+    "studies/reward_two_object.gin": (
         {"architecture": "ma_pairs", "goal_set": "all"},
         RewardStudyConfig(),
     ),
-    "reward_study_two_object_relations.gin": (RELATIONS_STUDY, RewardStudyConfig()),
-    "reward_study_two_object_relations_x5.gin": (RELATIONS_STUDY, RewardStudyConfig((), 5)),
-    "reward_study_generalization_ma_norm.gin": (
+    "studies/reward_two_object_relations.gin": (RELATIONS_STUDY, RewardStudyConfig()),
+    "studies/reward_two_object_relations_x5.gin": (RELATIONS_STUDY, RewardStudyConfig((), 5)),
+    "studies/reward_generalization_ma_norm.gin": (
         {"normalize_goal": True},
         RewardStudyConfig(("ma",)),
     ),
-    "reward_study_two_object_baseline.gin": (TWO_OBJECT_STUDY, RewardStudyConfig()),
-    "reward_study_two_object_shared_gate.gin": (
+    "studies/reward_two_object_baseline.gin": (TWO_OBJECT_STUDY, RewardStudyConfig()),
+    "studies/reward_two_object_shared_gate.gin": (
         {**TWO_OBJECT_STUDY, "pair_gate": "shared", "normalize_goal": True},
         RewardStudyConfig(),
     ),
-    "reward_study_two_object_residual_gate.gin": (
+    "studies/reward_two_object_residual_gate.gin": (
         {**TWO_OBJECT_STUDY, "pair_gate": "residual", "normalize_goal": True},
         RewardStudyConfig(),
     ),
-    "reward_study_two_object_relations_no_norm.gin": (
+    "studies/reward_two_object_relations_no_norm.gin": (
         {**RELATIONS_STUDY, "normalize_goal": False},
         RewardStudyConfig(),
     ),
-    "reward_study_two_object_relations_x3.gin": (RELATIONS_STUDY, RewardStudyConfig((), 3)),
+    "studies/reward_two_object_relations_x3.gin": (RELATIONS_STUDY, RewardStudyConfig((), 3)),
 }
 
 # The searches: their base configuration and their space.
 TUNE_CONFIGS = {
-    "tune_reward_ma.gin": (
+    "tuning/reward_ma.gin": (
         {"learning_rate": 1e-3},
         {"learning_rate": [1e-3, 3e-3], "normalize_goal": [False, True]},
     ),
-    "tune_agent_quickstart.gin": (
-        AGENT_CONFIGS["quickstart.gin"],
+    "tuning/agent_quickstart.gin": (
+        AGENT_CONFIGS["agent/quickstart.gin"],
         {
             "actor_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
             "critic_learning_rate": {"min": 1e-4, "max": 3e-3, "sampling": "log"},
@@ -206,16 +206,28 @@ PLAYGROUND = {
     "episode_length": 50,
 }
 PLAYGROUND_CONFIGS = {
-    "playground.gin": {},
-    "playground_many_objects.gin": {"num_objects": 10, "distractor_sampling": "category_first"},
+    "world/playground.gin": {},
+    "world/playground_many_objects.gin": {
+        "num_objects": 10,
+        "distractor_sampling": "category_first",
+    },
 }
 
 
 pytestmark = pytest.mark.usefixtures("clear_gin")
 
 
+def kinds_of_configs() -> list[pathlib.Path]:
+    """configs/<kind>/*.gin: what `imagine-tf` runs (base/ is included, experiments/ are grids)."""
+    return sorted(
+        p
+        for p in (ROOT / "configs").glob("*/*.gin")
+        if p.parent.name not in ("base", "experiments")
+    )
+
+
 def test_every_config_has_its_expected_values():
-    configs = {p.name for p in (ROOT / "configs").glob("*.gin")}
+    configs = {str(p.relative_to(ROOT / "configs")) for p in kinds_of_configs()}
     expected = set(AGENT_CONFIGS) | set(REWARD_CONFIGS) | set(PLAYGROUND_CONFIGS)
     assert configs == expected | set(TUNE_CONFIGS)
 
@@ -248,7 +260,7 @@ def test_a_tune_config_makes_its_base_and_its_space(name, working_directory):
 
     parse_config_files([f"configs/{name}"])
     differences, space = TUNE_CONFIGS[name]
-    if name.startswith("tune_reward"):
+    if name.startswith("tuning/reward"):
         assert dataclasses.asdict(reward_train_config()) == {**REWARD, **differences}
         searched = RewardSearchSpace().hyperparameters
     else:
@@ -272,7 +284,7 @@ def test_a_playground_config_makes_its_environment_arguments(name, working_direc
 
 
 def test_each_config_states_what_it_is_and_the_command_that_runs_it():
-    for path in sorted((ROOT / "configs").glob("*.gin")):
+    for path in kinds_of_configs():
         header = []
         for line in path.read_text().splitlines():
             if not line.startswith("#"):

@@ -9,7 +9,9 @@ from imagine_tf import playground
 from imagine_tf.runs.config_files import parse_config_files
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CONFIGS = sorted((ROOT / "configs").glob("*.gin"))
+CONFIGS = sorted(
+    p for p in (ROOT / "configs").glob("*/*.gin") if p.parent.name not in ("base", "experiments")
+)
 
 
 pytestmark = pytest.mark.usefixtures("clear_gin")
@@ -19,21 +21,22 @@ def test_there_are_configs():
     assert CONFIGS
 
 
-ENV_CONFIGS = [p for p in CONFIGS if p.name.startswith("playground")]
-REWARD_CONFIGS = [p for p in CONFIGS if p.name.startswith("reward_")]
+ENV_CONFIGS = [p for p in CONFIGS if p.parent.name == "world"]
+REWARD_CONFIGS = [p for p in CONFIGS if p.parent.name == "reward" or p.name.startswith("reward_")]
 AGENT_CONFIGS = [
     p
     for p in CONFIGS
-    if p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin", "ma_final_goal.gin")
+    if p.parent.name == "agent"
+    and p.name in ("ma.gin", "fa.gin", "fc.gin", "ma_oracle.gin", "ma_final_goal.gin")
 ]
-IMAGINE_CONFIGS = [p for p in CONFIGS if p.name.startswith("imagine")]
-TUNE_CONFIGS = [p for p in CONFIGS if p.name.startswith("tune_")]
+IMAGINE_CONFIGS = [p for p in CONFIGS if p.parent.name == "agent" and p.stem.startswith("imagine")]
+TUNE_CONFIGS = [p for p in CONFIGS if p.parent.name == "tuning"]
 
 
-QUICKSTART = ROOT / "configs" / "quickstart.gin"
-SMOKE = ROOT / "configs" / "smoke.gin"
-IMAGINE = ROOT / "configs" / "imagine.gin"
-STUDY = ROOT / "configs" / "imagination_study.gin"
+QUICKSTART = ROOT / "configs" / "agent" / "quickstart.gin"
+SMOKE = ROOT / "configs" / "agent" / "smoke.gin"
+IMAGINE = ROOT / "configs" / "agent" / "imagine.gin"
+STUDY = ROOT / "configs" / "studies" / "imagination.gin"
 
 
 def test_every_config_is_tested():
@@ -132,8 +135,8 @@ def test_reward_config_builds_its_network(path):
     config, study = reward_train_config(), RewardStudyConfig()
     vocabulary = Vocabulary.default()
     for architecture in study.architectures_of(config):
-        if not path.stem.startswith("reward_study"):
-            assert path.stem == f"reward_{architecture}"
+        if path.parent.name == "reward":
+            assert path.stem == architecture
         network = RewardNetwork(
             architecture,
             vocabulary.words[1:],
@@ -152,7 +155,7 @@ def test_tune_config_declares_a_space_that_holds_its_base(path):
     from imagine_tf.tuning.supervised_tuning import reward_hyperparameters
 
     parse_config_files([path])
-    if path.stem.startswith("tune_reward"):
+    if path.stem.startswith("reward"):
         base = reward_train_config()
         hyperparameters = reward_hyperparameters(
             RewardSearchSpace().of(base.architecture), base, grid=True

@@ -64,8 +64,8 @@ ExperimentSpec.name = "small"
 ExperimentSpec.description = "two tiny configurations"
 ExperimentSpec.kind = "agent"
 ExperimentSpec.configurations = {
-    "fc": {"gin_files": ["configs/smoke.gin"], "bindings": ["TrainConfig.cycles_per_epoch = 2"]},
-    "fa": {"gin_files": ["configs/smoke.gin"],
+    "fc": {"gin_files": ["configs/agent/smoke.gin"], "bindings": ["TrainConfig.cycles_per_epoch = 2"]},
+    "fa": {"gin_files": ["configs/agent/smoke.gin"],
            "bindings": ["TrainConfig.cycles_per_epoch = 2", 'TrainConfig.architecture = "fa"']},
 }
 ExperimentSpec.seeds = 2
@@ -121,7 +121,7 @@ def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
     cells = {c.name: c for c in grid(spec, tmp_path, ROOT)}
     (command,) = cells["ensemble3_s1"].commands()
     assert command[3:5] == ["reward", "study"] and command[command.index("--seeds") + 1] == "1"
-    assert "configs/reward_study_two_object_relations.gin" in command
+    assert "configs/studies/reward_two_object_relations.gin" in command
     assert "RewardStudyConfig.ensemble_size = 3" in command
     assert (
         cells["ensemble3_s1"].results_file()
@@ -132,7 +132,7 @@ def test_reward_cells_run_their_gin_files_with_the_seed_as_a_binding(tmp_path):
     )
     spec = load_experiment(ROOT / "configs" / "experiments" / "reward_architectures.gin")
     (command,) = {c.name: c for c in grid(spec, tmp_path, ROOT)}["fa_s4"].commands()
-    assert command[3:5] == ["reward", "train"] and "configs/reward_fa.gin" in command
+    assert command[3:5] == ["reward", "train"] and "configs/reward/fa.gin" in command
     assert "RewardTrainConfig.seed = 4" in command
 
 
@@ -161,7 +161,7 @@ ExperimentSpec.seeds = 2
         base
         + """ExperimentSpec.name = "a"
 ExperimentSpec.num_epochs = 2
-ExperimentSpec.configurations = {"x": {"gin_files": ["configs/smoke.gin"], "bindings": ["B = 1"]}}
+ExperimentSpec.configurations = {"x": {"gin_files": ["configs/agent/smoke.gin"], "bindings": ["B = 1"]}}
 """
     )
     (directory / "b.gin").write_text(
@@ -196,7 +196,7 @@ def test_runs_of_must_name_the_same_runs(tmp_path, shared, epochs, message):
 def test_runs_of_copies_the_settings(tmp_path):
     spec = load_experiment(_write_pair(tmp_path, '{"runs_of": "a/x"}'))
     assert spec.configurations["y"]["bindings"] == ["B = 1"]
-    assert spec.configurations["y"]["gin_files"] == ["configs/smoke.gin"]
+    assert spec.configurations["y"]["gin_files"] == ["configs/agent/smoke.gin"]
 
 
 def test_two_object_ensembles_share_no_run_with_the_single_runs():

@@ -19,10 +19,10 @@ FORKS = f"""
 ExperimentSpec.name = "forks"
 ExperimentSpec.kind = "agent"
 ExperimentSpec.configurations = {{
-    "trunk": {{"gin_files": ["configs/smoke.gin"], "bindings": [{SMALL_EPOCHS}], "num_epochs": 1}},
-    "same": {{"gin_files": ["configs/smoke.gin"], "bindings": [{SMALL_EPOCHS}],
+    "trunk": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{SMALL_EPOCHS}], "num_epochs": 1}},
+    "same": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{SMALL_EPOCHS}],
               "fork_from": "trunk"}},
-    "other": {{"gin_files": ["configs/smoke.gin"],
+    "other": {{"gin_files": ["configs/agent/smoke.gin"],
               "bindings": [{SMALL_EPOCHS}, "TrainConfig.final_goal_ratio = 0.25"],
               "fork_from": "trunk"}},
 }}

@@ -1,7 +1,7 @@
 """Actors and a learner on a real Reverb server on 127.0.0.1: runs, resumes and real kills.
 
 Every process is started with a deadline and stopped by the test; the smoke config
-(configs/smoke.gin: epochs of 10 cycles of 8 episodes, 40 updates per cycle) keeps each run
+(configs/agent/smoke.gin: epochs of 10 cycles of 8 episodes, 40 updates per cycle) keeps each run
 within seconds.
 """
 
@@ -20,9 +20,9 @@ from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
-SMOKE = str(pathlib.Path(__file__).resolve().parents[2] / "configs" / "smoke.gin")
+SMOKE = str(pathlib.Path(__file__).resolve().parents[2] / "configs" / "agent" / "smoke.gin")
 ENVIRONMENT = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-# configs/smoke.gin, with epochs of 4 cycles where a test says so: every epoch costs seconds.
+# configs/agent/smoke.gin, with epochs of 4 cycles where a test says so: every epoch costs seconds.
 CYCLES, EPISODES, UPDATES = 4, 8, 40
 EPOCHS = 4
 

@@ -1,4 +1,4 @@
-"""The loop learns: configs/smoke.gin's Go goals reach a success rate random actions cannot.
+"""The loop learns: configs/agent/smoke.gin's Go goals reach a success rate random actions cannot.
 
 This test fails if the actor loss's sign or the TD target is wrong (checked by hand: with
 either broken the Go success stays near the untrained policy's).
@@ -17,7 +17,7 @@ from imagine_tf.agent.config import TrainConfig
 from imagine_tf.runs.config_files import parse_config_files
 from imagine_tf.training.train_eval import train
 
-SMOKE = pathlib.Path(__file__).resolve().parents[2] / "configs" / "smoke.gin"
+SMOKE = pathlib.Path(__file__).resolve().parents[2] / "configs" / "agent" / "smoke.gin"
 REPETITIONS, SEED = 5, 12345
 
 

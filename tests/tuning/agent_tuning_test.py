@@ -1,4 +1,4 @@
-"""keras-tuner searches over the agent's settings: short runs of configs/smoke.gin in run
+"""keras-tuner searches over the agent's settings: short runs of configs/agent/smoke.gin in run
 directories, resume, and clear errors."""
 
 import json
@@ -12,7 +12,7 @@ from imagine_tf.runs.config_files import parse_config_files
 from imagine_tf.tuning.agent_tuning import objective_value, trial_gin, tune_agent
 from imagine_tf.tuning.search_space import SearchSpaceError
 
-SMOKE = pathlib.Path(__file__).resolve().parents[2] / "configs" / "smoke.gin"
+SMOKE = pathlib.Path(__file__).resolve().parents[2] / "configs" / "agent" / "smoke.gin"
 SPACE = {"actor_learning_rate": (1e-3, 3e-4), "polyak": {"min": 0.9, "max": 0.99}}
 
 

@@ -9,7 +9,7 @@ repetition, seeded) is averaged and scored with the study's F1 (`f1_per_goal`, p
 probability > 0.5). K = 1 must reproduce each run's own ``metrics.json``: the script checks it.
 
     python docs/results/scripts/ensemble_combinations.py \
-        --gin-file configs/reward_study_two_object_relations.gin --sizes 1 3 5 \
+        --gin-file configs/studies/reward_two_object_relations.gin --sizes 1 3 5 \
         --cache-dir runs/ensemble_cache --out FILE RUN_DIR...
 """
 
