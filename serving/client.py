@@ -25,7 +25,7 @@ from tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 
-from serving.tensor_protos import to_tensor_proto
+from .tensor_protos import to_tensor_proto
 
 STATE_NAMES = {10: "START", 20: "LOADING", 30: "AVAILABLE", 40: "UNLOADING", 50: "END"}
 

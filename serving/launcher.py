@@ -1,4 +1,4 @@
-"""Start `python -m serving` as a child process and learn its address (tests, benchmarks, scripts)."""
+"""Start the server (`python -m imagine_tf_serving`) as a child process and learn its address (tests, benchmarks, scripts)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def launch(model_base_path: str | os.PathLike, *options: str) -> tuple[subproces
         [
             sys.executable,
             "-m",
-            "serving",
+            __package__,  # the name this package was imported as: imagine_tf_serving
             "--model_base_path",
             str(model_base_path),
             "--host",

@@ -20,8 +20,8 @@ import pathlib
 import threading
 from typing import Callable
 
-from serving.batching import BatchingOptions, BatchingRunner
-from serving.signature_runner import LoadedSession
+from .batching import BatchingOptions, BatchingRunner
+from .signature_runner import LoadedSession
 
 LOG = logging.getLogger("serving")
 

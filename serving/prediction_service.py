@@ -35,9 +35,9 @@ from tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 
-from serving.model_registry import AVAILABLE, LoadedVersion, ModelRegistry
-from serving.request_validation import RequestError, convert_inputs, model_error_message
-from serving.tensor_protos import to_tensor_proto
+from .model_registry import AVAILABLE, LoadedVersion, ModelRegistry
+from .request_validation import RequestError, convert_inputs, model_error_message
+from .tensor_protos import to_tensor_proto
 
 DEFAULT_SIGNATURE = "serving_default"
 LOG = logging.getLogger("serving")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
-from serving.tensor_protos import shape_of, to_array
+from .tensor_protos import shape_of, to_array
 
 
 class RequestError(ValueError):

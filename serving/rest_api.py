@@ -29,15 +29,15 @@ import tensorflow as tf
 from google.protobuf import json_format
 from tensorflow_serving.apis import get_model_metadata_pb2, model_pb2, predict_pb2
 
-from serving.model_registry import ModelRegistry
-from serving.prediction_service import (
+from .model_registry import ModelRegistry
+from .prediction_service import (
     DEFAULT_SIGNATURE,
     Predictor,
     internal_error_message,
     no_method_message,
 )
-from serving.request_validation import RequestError
-from serving.tensor_protos import to_array, to_tensor_proto
+from .request_validation import RequestError
+from .tensor_protos import to_array, to_tensor_proto
 
 _PATH = re.compile(
     r"^/v1/models/(?P<name>[^/:]+)"

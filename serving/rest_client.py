@@ -15,7 +15,7 @@ import json
 import numpy as np
 import requests
 
-from serving.client import SignatureClient
+from .client import SignatureClient
 
 
 class RestError(Exception):

@@ -12,7 +12,7 @@ import json
 import threading
 from concurrent import futures
 
-from serving.rest_api import RestApi
+from .rest_api import RestApi
 
 FRAMEWORKS = ("aiohttp", "tornado")
 

@@ -1,6 +1,6 @@
 """The server process: gRPC PredictionService + ModelService + health + reflection (grpc.aio).
 
-    python -m serving --model_base_path models/reward --model_name reward [--port 8500]
+    python -m imagine_tf_serving --model_base_path models/reward --model_name reward [--port 8500]
         [--host 127.0.0.1] [--max_batch_size 65536] [--max_message_mb 64] [--workers 8]
         [--poll_seconds 1] [--tls_cert cert.pem --tls_key key.pem]
         [--enable_batching [--batch_max_size 1024] [--batch_timeout_micros 0] ...]
@@ -34,14 +34,14 @@ from tensorflow_serving.apis import (  # noqa: F401 - the services' descriptors,
     prediction_service_pb2_grpc,
 )
 
-from serving.batching import BatchingOptions
-from serving.grpc_handlers import SERVICES, add_servicer
-from serving.model_registry import LoadedVersion, ModelRegistry
-from serving.options import add_arguments
-from serving.prediction_service import ModelStatusServicer, PredictionServicer, Predictor
-from serving.rest_api import RestApi
-from serving.rest_server import RestServer
-from serving.signature_runner import session_config
+from .batching import BatchingOptions
+from .grpc_handlers import SERVICES, add_servicer
+from .model_registry import LoadedVersion, ModelRegistry
+from .options import add_arguments
+from .prediction_service import ModelStatusServicer, PredictionServicer, Predictor
+from .rest_api import RestApi
+from .rest_server import RestServer
+from .signature_runner import session_config
 
 LOG = logging.getLogger("serving")
 SERVICE_NAMES = tuple(SERVICES)
@@ -281,6 +281,8 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serving", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m imagine_tf_serving", description=__doc__.splitlines()[0]
+    )
     add_arguments(parser)
     return serve(parser.parse_args(argv))

@@ -44,7 +44,7 @@ def reward_server(tmp_path_factory) -> RunningServer:
     """One reward server for the tests that only send it requests (gRPC and REST on
     127.0.0.1; tests/serving/, tests/client/): started once per test process, stopped with
     SIGTERM at the end (it must exit with 0)."""
-    from serving.launcher import launch
+    from imagine_tf_serving.launcher import launch
     from tests.serving.models import MAX_MESSAGE_MB, export, wait_available
 
     base = tmp_path_factory.mktemp("shared_server") / "reward"

@@ -43,7 +43,7 @@ def rest_measures(
     """One framework's latency and batch throughput (server-side batching off, 1 client)."""
     import requests
 
-    from serving.launcher import launch
+    from imagine_tf_serving.launcher import launch
 
     server, _ = launch(
         base, "--workers", "16", "--rest_api_port", "0", "--rest_framework", framework
@@ -90,7 +90,7 @@ def mixed_soak(
     import requests
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    from serving.launcher import launch
+    from imagine_tf_serving.launcher import launch
 
     server, target = launch(
         base, "--workers", "16", "--rest_api_port", "0", "--rest_framework", framework

@@ -1,7 +1,7 @@
 """`imagine-tf bench serving`: latency and throughput of the reward model over gRPC.
 
 One run: export an MA reward model (random weights: the speed does not depend on them; N up to
-3), start `python -m serving` on 127.0.0.1 in its own process, then measure with the stock
+3), start `python -m imagine_tf_serving` on 127.0.0.1 in its own process, then measure with the stock
 PredictionService stub, ``score`` signature:
 
 * latency of one (goal, state) pair: p50 / p99 / max over 1,000 calls (after 50 warm-up calls);
@@ -91,7 +91,7 @@ def _with_batching(base, one, quick: bool) -> dict:
     import grpc
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    from serving.launcher import launch
+    from imagine_tf_serving.launcher import launch
 
     server, target = launch(base, "--workers", "16", "--enable_batching")
     try:
@@ -115,7 +115,7 @@ def _echo_floor(one, big, quick: bool) -> dict:
     import grpc
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    from serving.launcher import launch_command
+    from imagine_tf_serving.launcher import launch_command
 
     process, target = launch_command(
         [sys.executable, "-m", "imagine_tf.benchmarks.grpc_echo_server"]
@@ -140,9 +140,9 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
     from imagine_tf.reward.export import export_reward_model
     from imagine_tf.language.vocabulary import Vocabulary
     from imagine_tf.reward.network import RewardNetwork, example_inputs
-    from serving.launcher import launch
-    from serving.rest_server import FRAMEWORKS
-    from serving.signature_runner import LoadedSession
+    from imagine_tf_serving.launcher import launch
+    from imagine_tf_serving.rest_server import FRAMEWORKS
+    from imagine_tf_serving.signature_runner import LoadedSession
 
     vocabulary = Vocabulary.default()
     network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)

@@ -11,7 +11,7 @@ from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError
 
 
 def _serve_command(args: argparse.Namespace) -> int:
-    from serving.server import serve
+    from imagine_tf_serving.server import serve
 
     if not os.path.isdir(args.model_base_path):
         raise UsageError(
@@ -25,7 +25,7 @@ def _score_command(args: argparse.Namespace) -> int:
     import grpc
     import numpy as np
 
-    from serving.client import RewardClient
+    from imagine_tf_serving.client import RewardClient
 
     try:
         states = np.load(args.state_file)
@@ -42,7 +42,7 @@ def _score_command(args: argparse.Namespace) -> int:
             f"{len(args.goal)} goals for {len(states)} states: give one goal, or one per state."
         )
     if args.rest:
-        from serving.rest_client import RestError, RestRewardClient
+        from imagine_tf_serving.rest_client import RestError, RestRewardClient
 
         try:
             with RestRewardClient(
@@ -163,7 +163,7 @@ def add_commands(commands) -> None:
     serve_parser = commands.add_parser(
         "serve", help="gRPC server speaking TF Serving's PredictionService API"
     )
-    from serving.options import add_arguments as add_server_arguments  # argparse only
+    from imagine_tf_serving.options import add_arguments as add_server_arguments  # argparse only
 
     add_server_arguments(serve_parser)
     serve_parser.set_defaults(run=_serve_command)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from serving.launcher import launch_command
+from imagine_tf_serving.launcher import launch_command
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -172,7 +172,7 @@ def test_wrong_calls_say_what_to_fix(reward_results, case):
 @pytest.fixture(scope="module")
 def policy_server(tmp_path_factory):
     """(gRPC target, REST URL, exported path) of a server of an exported MA policy (N = 3)."""
-    from serving.launcher import launch
+    from imagine_tf_serving.launcher import launch
     from tests.agent.export_test import make_actor
 
     from imagine_tf.agent.export import export_policy

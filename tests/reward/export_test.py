@@ -146,8 +146,8 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
     # The same over gRPC (the server loads it into a session: no TypeSpecs to register).
     import signal
 
-    from serving.client import RewardClient
-    from serving.launcher import launch
+    from imagine_tf_serving.client import RewardClient
+    from imagine_tf_serving.launcher import launch
 
     process, target = launch(tmp_path / "policy", "--model_name", "policy")
     try:

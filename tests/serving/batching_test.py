@@ -10,7 +10,7 @@ from concurrent import futures
 import numpy as np
 import pytest
 
-from serving.batching import BatchingOptions, BatchingRunner, QueueFullError
+from imagine_tf_serving.batching import BatchingOptions, BatchingRunner, QueueFullError
 from tests.waiting import wait_until
 
 

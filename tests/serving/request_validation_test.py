@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from serving.request_validation import RequestError, convert_inputs
-from serving.tensor_protos import to_tensor_proto
+from imagine_tf_serving.request_validation import RequestError, convert_inputs
+from imagine_tf_serving.tensor_protos import to_tensor_proto
 
 SPECS = {
     "goals": tf.TensorSpec([None], tf.string, "goals"),
@@ -83,7 +83,7 @@ def test_an_unexpected_failure_is_internal_with_a_message_and_logged_once(caplog
     import grpc
     from tensorflow_serving.apis import predict_pb2
 
-    from serving.prediction_service import PredictionServicer
+    from imagine_tf_serving.prediction_service import PredictionServicer
 
     class Failing:  # a predictor whose model breaks in a way no check foresaw
         def version_for(self, model_spec):

@@ -28,7 +28,7 @@ def served(request, reward_server, tmp_path_factory):
     if request.param == "aiohttp":
         yield reward_server.target, reward_server.rest_url
         return
-    from serving.launcher import launch
+    from imagine_tf_serving.launcher import launch
 
     process, target = launch(
         reward_server.model_dir,
@@ -228,7 +228,7 @@ def test_the_rest_client_and_cli_score_like_grpc(served, tmp_path):
     import numpy as np
 
     from imagine_tf.cli.main import main
-    from serving.rest_client import RestError, RestRewardClient
+    from imagine_tf_serving.rest_client import RestError, RestRewardClient
 
     target, url = served
     goals = ["Grasp red cat", "Go left", "Grow any plant"]

@@ -22,8 +22,8 @@ from tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 
-from serving.client import RewardClient
-from serving.launcher import launch
+from imagine_tf_serving.client import RewardClient
+from imagine_tf_serving.launcher import launch
 from tests.serving.models import export, random_states
 from tests.waiting import wait_until
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import requests
 
-from serving.client import RewardClient
-from serving.rest_client import RestRewardClient
+from imagine_tf_serving.client import RewardClient
+from imagine_tf_serving.rest_client import RestRewardClient
 
 pytestmark = pytest.mark.integration  # a listener on 127.0.0.1
 
