@@ -61,7 +61,7 @@ ALLOWED = {
 
 
 # Top-level modules that import nothing of imagine_tf: any package may use them.
-LEAVES = {"atomic_files", "constants"}
+LEAVES = {"atomic_files", "constants", "import_hooks"}
 
 
 def imported_packages(path: pathlib.Path) -> set[str]:
