@@ -12,6 +12,8 @@ ALLOWED = {
     "env": set(),
     "distributed": set(),
     "language": {"env"},
+    # the Gymnasium environments: the world and its language, no TensorFlow
+    "gymnasium_env": {"env", "language"},
     "policies": {"env", "language"},
     "networks": set(),
     "reward": {"networks", "language", "env", "data"},
@@ -19,6 +21,7 @@ ALLOWED = {
     "agents": {"networks", "reward", "language"},
     "benchmarks": {
         "env",
+        "gymnasium_env",
         "language",
         "policies",
         "data",
@@ -64,15 +67,19 @@ ALLOWED = {
 LEAVES = {"atomic_files", "constants", "import_hooks"}
 
 
-def imported_packages(path: pathlib.Path) -> set[str]:
-    tree = ast.parse(path.read_text())
+def imported_names(path: pathlib.Path) -> set[str]:
+    """The modules a file imports (anywhere in it)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
         elif isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-    return {n.split(".")[1] for n in names if n.startswith("imagine_tf.")}
+    return names
+
+
+def imported_packages(path: pathlib.Path) -> set[str]:
+    return {n.split(".")[1] for n in imported_names(path) if n.startswith("imagine_tf.")}
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
@@ -91,6 +98,13 @@ def test_the_environment_needs_no_tensorflow_except_its_tf_agents_wrapper():
     for path in (PACKAGE / "env").rglob("*.py"):
         source = path.read_text()
         assert "import tensorflow" not in source, path.name
+
+
+def test_the_gymnasium_environments_need_neither_tensorflow_nor_tf_agents():
+    for path in (PACKAGE / "gymnasium_env").rglob("*.py"):
+        names = imported_names(path)
+        assert not {n.split(".")[0] for n in names} & {"tensorflow", "tf_agents"}, path.name
+        assert "imagine_tf.env.playground_env" not in names, path.name
 
 
 def test_the_server_imports_nothing_from_imagine_tf():
