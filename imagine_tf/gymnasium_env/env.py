@@ -135,7 +135,7 @@ class PlaygroundGymEnv(gymnasium.Env):
         truncated = self._scenes.truncated
         info = {"goal": self.goal, "is_success": success}
         if truncated:
-            info["descriptions"] = self._scenes.describe(self._state)[0]
+            info["descriptions"] = self._scenes.describe()[0]
         return self._observation(self._state), 0.0 if success else -1.0, False, truncated, info
 
     def _observation(self, state: np.ndarray) -> dict:

@@ -14,6 +14,7 @@ import numpy as np
 
 from imagine_tf.env.config import EPISODE_LENGTH, PlaygroundConfig
 from imagine_tf.env.physics import PlaygroundCore
+from imagine_tf.gymnasium_env.core_facts import current_facts, initial_facts
 from imagine_tf.gymnasium_env.step_oracle import StepOracle
 from imagine_tf.language.goal_source import GoalCatalog
 from imagine_tf.language.social_partner import SocialPartner
@@ -75,7 +76,8 @@ class SceneBatch:
             batch = self.catalog.encode(goals)
         state = self.core.reset(batch.constraints)
         self.goal_ids, self.tokens = batch.goal_ids, batch.tokens
-        self._oracle.start(batch.goal_ids)
+        self._initial = initial_facts(self.core)
+        self._oracle.start(self._initial, batch.goal_ids)
         return state
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,9 +86,10 @@ class SceneBatch:
         state = self.core.step(actions)
         return state, self._oracle.achieved()
 
-    def describe(self, states: np.ndarray) -> list[list[str]]:
-        """The partner's training-goal descriptions of states [B, D], one list per scene."""
-        return self.partner.describe(states)
+    def describe(self) -> list[list[str]]:
+        """The partner's training-goal descriptions of the current states, one list per scene
+        (read from the core's arrays: the same as describing the observations)."""
+        return self.partner.describe(current_facts(self.core, self._initial))
 
     def sentences(self) -> list[str]:
         """The current goals' sentences."""

@@ -3,10 +3,11 @@
 `imagine_tf.language.oracle.achieved` decodes B observations into `SceneFacts` first, which
 costs more than a core step at B = 1,024. Within an episode the goal, the objects' types and
 colours and their initial positions are fixed, so `StepOracle.start` computes once, from the
-core's arrays, which objects can satisfy each scene's goal, and `StepOracle.achieved` then reads
-only what moves (the hand, the held object, the sizes and, for two-object goals, the
-positions): a few array operations a step. It gives the oracle's verdict exactly, float32
-rounding included (a test checks it against `oracle.achieved` on random and scripted episodes).
+core's initial facts (`core_facts`), which objects can satisfy each scene's goal, and
+`StepOracle.achieved` then reads only what moves (the hand, the held object, the sizes after a
+growth and, for two-object goals, the positions): a few array operations a step. It gives the
+oracle's verdict exactly, float32 rounding included (a test checks it against
+`oracle.achieved` on random and scripted episodes).
 """
 
 from __future__ import annotations
@@ -35,17 +36,16 @@ class StepOracle:
 
     Args:
       table: the goals (`GoalCatalog.table`).
-      core: the B scenes; `start` reads their objects, `achieved` what moves.
+      core: the B scenes (`achieved` reads what moves).
     """
 
     def __init__(self, table: GoalTable, core: PlaygroundCore):
         self._table = table
         self._core = core
 
-    def start(self, goal_ids: np.ndarray) -> None:
-        """Starts an episode (after the core's reset) with goals int [B], ids in the table."""
-        table, core, goals = self._table, self._core, np.asarray(goal_ids, dtype=np.int64)
-        facts = _initial_facts(core)
+    def start(self, facts: SceneFacts, goal_ids: np.ndarray) -> None:
+        """Starts an episode: the core's `initial_facts` and the goals, int [B] ids in the table."""
+        table, goals = self._table, np.asarray(goal_ids, dtype=np.int64)
         batch, num_objects = facts.object_type.shape
         verb = np.where(table.achievable[goals], table.verb[goals], -1)  # -1: never achieved
         match = oracle.matching_objects(facts, table, goals)  # [B, N]
@@ -65,6 +65,9 @@ class StepOracle:
         self._grow_rows = np.flatnonzero(self._grow_ok.any(axis=1))
         self._grow_ok = self._grow_ok[self._grow_rows]
         self._initial_size = facts.object_size[self._grow_rows]
+        # Sizes change only when something grows (`growth_steps`): re-read them then only.
+        self._grown = np.zeros(batch, dtype=bool)
+        self._growth_steps_seen = 0
         self._relation_rows = np.flatnonzero(verb == VERB_RELATIONAL)
         if self._relation_rows.size:
             self._start_relations(facts, goals, match)
@@ -88,10 +91,11 @@ class StepOracle:
             x_low, x_high, y_low, y_high = self._zone
             x, y = core.hand_position[:, 0], core.hand_position[:, 1]
             result |= (x > x_low) & (x < x_high) & (y > y_low) & (y < y_high)
-        rows = self._grow_rows
-        if rows.size:
+        if core.growth_steps != self._growth_steps_seen and self._grow_rows.size:
+            rows, self._growth_steps_seen = self._grow_rows, core.growth_steps
             grown = (core.object_size[rows] - self._initial_size) > GROWN_THRESHOLD
-            result[rows] |= (grown & self._grow_ok).any(axis=1)
+            self._grown[rows] = (grown & self._grow_ok).any(axis=1)
+        result |= self._grown
         if self._relation_rows.size:
             self._relations(held, core.object_position, result)
         return result
@@ -110,21 +114,3 @@ class StepOracle:
         holds = relation_holds(initial[:, :, None, :], initial[:, None, :, :], self._relation)
         pairs = candidate[:, :, None] & self._relation_reference[:, None, :] & holds & self._other
         result[rows] |= pairs.any(axis=(1, 2))
-
-
-def _initial_facts(core: PlaygroundCore) -> SceneFacts:
-    """What the oracle reads of s_0, from the core's arrays (no observation decoding): the
-    same types, colours decoded from the same RGB, the positions and sizes at t = 0."""
-    position = core.object_position.copy()
-    no = np.zeros(core.object_type.shape, dtype=bool)
-    return SceneFacts(
-        hand_position=core.hand_position.copy(),
-        object_type=core.object_type,
-        object_colour=ontology.decode_colour(core.rgb),
-        held=no,
-        grown=no,
-        initial_position=position,
-        object_position=position,
-        object_size=core.object_size.copy(),
-        present=~no,
-    )

@@ -134,7 +134,7 @@ class PlaygroundVectorEnv(VectorEnv):
         info = {"is_success": achieved, "_is_success": self._true.copy()}
         if self._scenes.truncated:
             self._autoreset = True
-            described = self._scenes.describe(self._state)
+            described = self._scenes.describe()
             info["descriptions"] = np.fromiter(described, dtype=object, count=self.num_envs)
             info["_descriptions"] = self._true.copy()
         truncated = (self._true if self._autoreset else self._false).copy()
