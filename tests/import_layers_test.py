@@ -14,6 +14,8 @@ ALLOWED = {
     "networks": set(),  # the shared layers: Deep Sets, gated attention, sentence encoder
     "export": set(),  # SavedModel helpers shared by the reward's and the policy's exports
     "language": {"env"},
+    # the Gymnasium environments: the world and its language, no TensorFlow
+    "gymnasium_env": {"env", "language"},
     "policies": {"env", "language"},
     "data": {"env", "language", "policies"},
     "runs": {"networks"},  # run directories: layout, lock, fork, precision, snapshots
@@ -41,6 +43,7 @@ ALLOWED = {
     },
     "benchmarks": {
         "env",
+        "gymnasium_env",
         "language",
         "policies",
         "data",
@@ -56,6 +59,7 @@ ALLOWED = {
     "experiments": {"agent", "reward", "runs"},
     "cli": {
         "env",
+        "gymnasium_env",
         "language",
         "policies",
         "networks",
@@ -75,18 +79,22 @@ ALLOWED = {
 
 
 # Top-level modules that import nothing of imagine_tf: any package may use them.
-LEAVES = {"atomic_files", "constants", "old_names"}
+LEAVES = {"atomic_files", "constants", "import_hooks", "old_names"}
 
 
-def imported_packages(path: pathlib.Path) -> set[str]:
-    tree = ast.parse(path.read_text())
+def imported_names(path: pathlib.Path) -> set[str]:
+    """The modules a file imports (anywhere in it)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
         elif isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-    return {n.split(".")[1] for n in names if n.startswith("imagine_tf.")}
+    return names
+
+
+def imported_packages(path: pathlib.Path) -> set[str]:
+    return {n.split(".")[1] for n in imported_names(path) if n.startswith("imagine_tf.")}
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
@@ -105,6 +113,13 @@ def test_the_environment_needs_no_tensorflow_except_its_tf_agents_wrapper():
     for path in (PACKAGE / "env").rglob("*.py"):
         source = path.read_text()
         assert "import tensorflow" not in source, path.name
+
+
+def test_the_gymnasium_environments_need_neither_tensorflow_nor_tf_agents():
+    for path in (PACKAGE / "gymnasium_env").rglob("*.py"):
+        names = imported_names(path)
+        assert not {n.split(".")[0] for n in names} & {"tensorflow", "tf_agents"}, path.name
+        assert "imagine_tf.env.playground_env" not in names, path.name
 
 
 def test_the_server_imports_nothing_from_imagine_tf():

@@ -4,7 +4,10 @@ Measured, single process (numpy runs these ops on one core):
 
 * env steps/s with uniform random actions, resets (with goal-conditioned scene generation
   for random training goals) included, at batch 1, 64 and 1024, N = 3 — for the array core
-  (`PlaygroundCore`) and for the TF-Agents `PlaygroundEnv` on top of it;
+  (`PlaygroundCore`), for the TF-Agents `PlaygroundEnv` on top of it, and for the Gymnasium
+  `PlaygroundVectorEnv` (batch = num_envs; its steps compute the oracle's reward, and the
+  partner describes the final states; the autoreset step that starts each episode is timed
+  but not counted as a step);
 * social-partner descriptions per second over final states (as a [B, G] matrix and as lists of
   sentences);
 * oracle evaluations per second over [states x 255 goals].
@@ -31,6 +34,7 @@ import numpy as np
 from imagine_tf.env.config import PlaygroundConfig
 from imagine_tf.env.physics import PlaygroundCore
 from imagine_tf.env.playground_env import PlaygroundEnv
+from imagine_tf.gymnasium_env.vector_env import PlaygroundVectorEnv
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_source import GoalCatalog
 from imagine_tf.language.goal_table import GoalTable
@@ -53,6 +57,7 @@ REFERENCE_CONDITIONS = (
 TARGETS = {
     "env_steps_per_s_batch_1024": 1_000_000,
     "env_steps_per_s_batch_1": 20_000,
+    "env_gymnasium_vector_steps_per_s_batch_1024": 1_000_000,
     "partner_speedup": 100,
     "oracle_speedup": 100,
 }
@@ -106,6 +111,23 @@ def _env_rate(batch_size: int, num_steps: int, repeats: int, seed: int = 0) -> f
     return _median_rate(run, episodes * length * batch_size, repeats)
 
 
+def _gymnasium_vector_rate(batch_size: int, num_steps: int, repeats: int, seed: int = 0) -> float:
+    envs = PlaygroundVectorEnv(num_envs=batch_size)
+    envs.reset(seed=seed)
+    length = envs.episode_length
+    rng = np.random.default_rng(seed)
+    actions = rng.uniform(-1, 1, size=(length, batch_size, 3)).astype(np.float32)
+    episodes = max(1, num_steps // (batch_size * length))
+
+    def run():
+        for _ in range(episodes):
+            for action in actions:
+                envs.step(action)
+            envs.step(actions[0])  # the autoreset: new goals and scenes, no step taken
+
+    return _median_rate(run, episodes * length * batch_size, repeats)
+
+
 def _final_states(num_states: int, seed: int = 0) -> np.ndarray:
     """Final states of scripted episodes towards random goals: rich in grasps and growth."""
     catalog = GoalCatalog("all")
@@ -124,6 +146,7 @@ def run_env_benchmark(quick: bool = False) -> dict:
     steps[1024] = 51_200 if quick else 2_048_000
     core = {b: _core_rate(b, steps[b], repeats) for b in BATCH_SIZES}
     tf_env = {b: _env_rate(b, steps[b], repeats) for b in BATCH_SIZES}
+    gymnasium_vector = {b: _gymnasium_vector_rate(b, steps[b], repeats) for b in BATCH_SIZES}
 
     num_states = 1024
     states = _final_states(num_states)
@@ -148,6 +171,7 @@ def run_env_benchmark(quick: bool = False) -> dict:
         "env_core_steps_per_s": {str(b): round(r[0]) for b, r in core.items()},
         "env_core_steps_per_s_best_run": {str(b): round(r[1]) for b, r in core.items()},
         "env_tf_agents_steps_per_s": {str(b): round(r) for b, r in tf_env.items()},
+        "env_gymnasium_vector_steps_per_s": {str(b): round(r) for b, r in gymnasium_vector.items()},
         "partner": {
             "states": num_states,
             "mean_descriptions_per_state": round(mean_descriptions, 2),
@@ -173,6 +197,8 @@ def run_env_benchmark(quick: bool = False) -> dict:
     results["targets_met"] = {
         "env_steps_per_s_batch_1024": core[1024][0] >= TARGETS["env_steps_per_s_batch_1024"],
         "env_steps_per_s_batch_1": core[1][0] >= TARGETS["env_steps_per_s_batch_1"],
+        "env_gymnasium_vector_steps_per_s_batch_1024": gymnasium_vector[1024]
+        >= TARGETS["env_gymnasium_vector_steps_per_s_batch_1024"],
         "partner_speedup": results["partner"]["speedup_vs_reference"] >= 100,
         "oracle_speedup": results["oracle"]["speedup_vs_reference"] >= 100,
     }
@@ -185,12 +211,14 @@ def format_table(results: dict) -> str:
         f"Playground benchmark ({results['date']}, {results['machine']['cpu_count']} cores, "
         f"N = {results['num_objects']}{', quick' if results['quick'] else ''})",
         "",
-        f"{'batch':>6} {'core steps/s':>14} {'TF-Agents env steps/s':>22}",
+        f"{'batch':>6} {'core steps/s':>14} {'TF-Agents env steps/s':>22} "
+        f"{'Gymnasium vector env steps/s':>29}",
     ]
     for batch in results["env_core_steps_per_s"]:
         lines.append(
             f"{batch:>6} {results['env_core_steps_per_s'][batch]:>14,} "
-            f"{results['env_tf_agents_steps_per_s'][batch]:>22,}"
+            f"{results['env_tf_agents_steps_per_s'][batch]:>22,} "
+            f"{results['env_gymnasium_vector_steps_per_s'][batch]:>29,}"
         )
     partner, oracle_ = results["partner"], results["oracle"]
     lines += [

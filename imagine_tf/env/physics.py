@@ -91,6 +91,8 @@ class PlaygroundCore:
       object_type: int64 [B, N]; colour: int64 [B, N] (colour index).
       object_position: float32 [B, N, 2]; object_size: float32 [B, N]; rgb: float32 [B, N, 3].
       num_steps: steps since the last reset.
+      growth_steps: steps since the last reset at which some object grew (sizes change only
+        then: a reader can skip re-reading them while it stays the same).
     """
 
     def __init__(self, config: PlaygroundConfig, batch_size: int, seed: int | None = None):
@@ -173,6 +175,7 @@ class PlaygroundCore:
         self._update_reach()
         self._initial[:] = self._current
         self.num_steps = 0
+        self.growth_steps = 0
 
     def _update_reach(self) -> None:
         self._reach2 = _grasp_radius2(self.object_size)
@@ -250,6 +253,7 @@ class PlaygroundCore:
         growing = grows.any(axis=1)
         self._growing_rows[rows] = growing
         if np.count_nonzero(growing):
+            self.growth_steps += 1
             size = np.minimum(size + grows * np.float32(GROWTH_PER_STEP), np.float32(MAX_SIZE))
             self.object_size[rows] = size
             self._reach2[rows] = _grasp_radius2(size)

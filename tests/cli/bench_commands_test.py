@@ -16,8 +16,10 @@ def test_bench_quick_json(capsys, tmp_path):
     assert code == 0 and record.pop("written") and record == results  # the record, and when
     assert results["conditions"] == "a test"  # what else ran, in the caller's words
     assert [len(results["load_average"][k]) for k in ("at_start", "at_end")] == [3, 3]
-    assert set(results["env_core_steps_per_s"]) == {"1", "64", "1024"}
-    assert all(v > 0 for v in results["env_core_steps_per_s"].values())
+    for key in ("env_core_steps_per_s", "env_gymnasium_vector_steps_per_s"):
+        assert set(results[key]) == {"1", "64", "1024"}
+        assert all(v > 0 for v in results[key].values())
+    assert "env_gymnasium_vector_steps_per_s_batch_1024" in results["targets_met"]
     assert results["machine"]["cpu_count"] >= 1
 
 

@@ -105,6 +105,7 @@ def test_growth_only_with_a_valid_supply(living, supply, grows):
     expected = 0.2 + 0.04 if grows else 0.2
     np.testing.assert_allclose(core.object_size[0, 1], expected, atol=1e-6)
     np.testing.assert_allclose(core.object_size[0, 0], 0.2, atol=1e-6)  # supplies never grow
+    assert core.growth_steps == int(grows)  # the steps at which something grew
 
 
 def test_growth_is_capped_at_0_34_and_counts_as_grown():
@@ -112,6 +113,9 @@ def test_growth_is_capped_at_0_34_and_counts_as_grown():
     np.testing.assert_allclose(core.object_size[0, 1], 0.34, atol=1e-6)
     facts = decode_observation(core.observation())
     np.testing.assert_array_equal(facts.grown[0], [False, True])
+    assert core.growth_steps == 4  # 0.2 -> 0.24, 0.28, 0.32, 0.34, then no growth
+    core.reset(SceneConstraints.free(1))
+    assert core.growth_steps == 0
 
 
 def test_no_growth_without_contact():

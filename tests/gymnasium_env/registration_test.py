@@ -1,0 +1,82 @@
+"""What `import imagine_tf` registers: the Gymnasium ids, with neither Gymnasium nor TensorFlow
+imported early, in either import order, and nothing needed when Gymnasium is missing (fresh
+interpreters, as a user has)."""
+
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def run_python(code: str) -> str:
+    """Runs ``code`` in a fresh interpreter from the repository root; its stdout."""
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_import_imagine_tf_then_gymnasium_registers_the_ids_without_tensorflow():
+    out = run_python(
+        """
+        import sys
+        import imagine_tf
+        assert "gymnasium" not in sys.modules and "numpy" not in sys.modules
+        import gymnasium
+        env = gymnasium.make("imagine_tf/Playground-v0", num_objects=3)
+        env.reset(seed=0)
+        env.step(env.action_space.sample())
+        goal_env = gymnasium.make("imagine_tf/PlaygroundGoal-v0")
+        goal_env.reset(seed=0)
+        envs = gymnasium.make_vec(
+            "imagine_tf/Playground-v0", num_envs=4, vectorization_mode="vector_entry_point"
+        )
+        envs.reset(seed=0)
+        envs.step(envs.action_space.sample())
+        print(type(envs).__name__, "tensorflow" in sys.modules, "tf_agents" in sys.modules)
+        """
+    )
+    assert out.split() == ["PlaygroundVectorEnv", "False", "False"]
+
+
+def test_gymnasium_imported_first_works_too():
+    out = run_python(
+        """
+        import gymnasium
+        import imagine_tf
+        print(gymnasium.make("imagine_tf/Playground-v0").unwrapped.episode_length)
+        """
+    )
+    assert out.split() == ["50"]
+
+
+def test_import_imagine_tf_works_without_gymnasium():
+    run_python(
+        """
+        import importlib.machinery, sys
+
+        class NoGymnasium(importlib.machinery.PathFinder):
+            @classmethod
+            def find_spec(cls, name, path=None, target=None):
+                if name == "gymnasium":
+                    raise ModuleNotFoundError("No module named 'gymnasium'", name=name)
+                return None
+
+        sys.meta_path.insert(0, NoGymnasium)
+        import imagine_tf
+        assert imagine_tf.__version__
+        try:
+            import gymnasium
+        except ModuleNotFoundError:
+            pass
+        else:
+            raise AssertionError("gymnasium was imported")
+        """
+    )
