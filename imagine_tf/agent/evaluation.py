@@ -8,20 +8,28 @@ greedy policy that actors use, its embedding cache filled with the reward model'
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import numpy as np
 from tf_agents.drivers import py_driver
 from tf_agents.policies import py_tf_eager_policy
 
-from imagine_tf.language import oracle
+from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.agent.acting import EpisodeRecorder
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.episode_batch import EpisodeBatch
-from imagine_tf.agent.failure_modes import grow_outcome_shares
+from imagine_tf.agent.failure_modes import GROW_LOG_KEYS, grow_outcome_shares
 
 PREDICATES = ("Go", "Grasp", "Grow")
+#: The keys of an epoch's record that its evaluation fills (`evaluate_epoch`), in their order.
+EVALUATION_KEYS = (
+    "eval_train_success",
+    "eval_test_success",
+    *(f"eval_train_success_{predicate.lower()}" for predicate in PREDICATES),
+    *GROW_LOG_KEYS.values(),
+)
 
 
 def success_per_goal(goals: Sequence[str], success: np.ndarray) -> dict[str, float]:
@@ -110,3 +118,24 @@ class PolicyEvaluator:
     ) -> dict[str, float]:
         """Success rate per goal of the noise-free policy."""
         return self.evaluate_with_outcomes(goals, repetitions, seed, num_objects)[0]
+
+
+def evaluate_epoch(evaluator: PolicyEvaluator) -> dict:
+    """The end-of-epoch evaluation (every training and test goal once): the `EVALUATION_KEYS`
+    of the epoch's record, and ``seconds_evaluation``."""
+    start = time.perf_counter()
+    train_success, grow_outcomes = evaluator.evaluate_with_outcomes(grammar.train_goals())
+    test_success = evaluator.evaluate(grammar.test_goals())
+    per_predicate = {
+        f"eval_train_success_{predicate.lower()}": float(
+            np.mean([v for goal, v in train_success.items() if goal.split()[0] == predicate])
+        )
+        for predicate in PREDICATES
+    }
+    return {
+        "eval_train_success": float(np.mean(list(train_success.values()))),
+        "eval_test_success": float(np.mean(list(test_success.values()))),
+        **per_predicate,
+        **{key: grow_outcomes[name] for name, key in GROW_LOG_KEYS.items()},
+        "seconds_evaluation": round(time.perf_counter() - start, 3),
+    }

@@ -32,17 +32,18 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
 
     episodes = np.array([r["episodes"] for r in logs]) / 1000
     grow_keys = list(GROW_LOG_KEYS.values())
-    grow = [(e, r) for e, r in zip(episodes, logs) if all(k in r for k in grow_keys)]
+    # with an evaluator process, an epoch whose evaluation was lost has None: left out
+    grow = [(e, r) for e, r in zip(episodes, logs) if all(r.get(k) is not None for k in grow_keys)]
     figure, axes = plt.subplots(1, 3 if grow else 2, figsize=(13.5 if grow else 9, 3.4))
     success, goals = axes[:2]
-    success.plot(episodes, [r["eval_train_success"] for r in logs], label="train goals")
-    success.plot(episodes, [r["eval_test_success"] for r in logs], label="test goals")
+    success.plot(episodes, _values(logs, "eval_train_success"), label="train goals")
+    success.plot(episodes, _values(logs, "eval_test_success"), label="test goals")
     for predicate, colour in (("go", "tab:purple"), ("grasp", "tab:brown"), ("grow", "tab:olive")):
         key = f"eval_train_success_{predicate}"
         if all(key in r for r in logs):
             success.plot(
                 episodes,
-                [r[key] for r in logs],
+                _values(logs, key),
                 linewidth=0.8,
                 color=colour,
                 label=f"train: {predicate.capitalize()} goals",
@@ -65,6 +66,11 @@ def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:
         axes[2].legend(fontsize=7, loc="upper left")
     figure.tight_layout()
     save_figure_atomically(figure, path, dpi=110)
+
+
+def _values(logs: Sequence[dict], key: str) -> np.ndarray:
+    """float [epochs]: ``key`` of each record, NaN where it is None (a gap in the line)."""
+    return np.array([np.nan if r[key] is None else r[key] for r in logs], float)
 
 
 CURVES = (

@@ -13,7 +13,9 @@ oracle reward), ``updates_per_cycle`` DDPG updates, each on ``batch_size`` trans
 relabelled over ``num_candidates`` goals by the learned (or oracle) reward — relabelling and
 the DDPG step in one `tf.function`. `end_epoch`: every ``reward_update_every`` epochs the reward
 model is retrained from its memory and its encoder copied into the actor and critic; the
-greedy policy is evaluated on every training and test goal once; the epoch's record returned.
+epoch's record returned. The evaluation of the greedy policy on every training and test goal
+is a trigger of the loop (`imagine_tf.training.triggers`): in this process, or with actor
+processes in an evaluator process, so that the learner goes on learning.
 
 The replay stores each episode's goal embedding at collection time; relabelled goals use the
 current table (as the reference). The learner keeps its own replay (exact goal-biased sampling,
@@ -30,13 +32,11 @@ from tf_agents.trajectories import policy_step, time_step as ts, trajectory
 
 from imagine_tf.agent.goal_sampler import KnownGoals
 from imagine_tf.agent.relabelling import OracleScorer
-from imagine_tf.language import grammar
 from imagine_tf.language.goal_invention import GoalImagination
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.agent.builder import EMBEDDING_UNITS, RunBuilder
 from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView, PolicySnapshot
-from imagine_tf.agent.evaluation import PREDICATES, PolicyEvaluator
-from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
+from imagine_tf.agent.evaluation import EVALUATION_KEYS, PolicyEvaluator
 from imagine_tf.reward.goal_probe import TestGoalProbe, imagination_record
 
 
@@ -300,19 +300,17 @@ class Learner:
         }
 
     def end_epoch(self, timings: dict[str, float]) -> dict:
-        """Reward update, evaluation, the epoch's record (appended to ``logs``); epoch + 1.
+        """Reward update, the epoch's record (appended to ``logs``); epoch + 1.
 
         ``timings``: seconds spent per phase outside the learner (collection, partner, ...).
+        The record's `EVALUATION_KEYS` are None: the evaluation trigger of the loop fills them
+        (`imagine_tf.training.triggers`), in this process or in an evaluator process.
         """
         timings = {**timings, **self.timings}
         start = time.perf_counter()
         reward_report = self.update_reward()
         timings["reward"] = time.perf_counter() - start
         probe = self._probe_record()
-        start = time.perf_counter()
-        train_success, grow_outcomes = self.evaluator.evaluate_with_outcomes(grammar.train_goals())
-        test_success = self.evaluator.evaluate(grammar.test_goals())
-        timings["evaluation"] = time.perf_counter() - start
         self.epoch.assign_add(1)
         losses, shares = self._losses, self._positive_shares
         record = {
@@ -328,17 +326,7 @@ class Learner:
             "reward_epochs": reward_report.get("epochs"),
             "reward_held_out_f1": reward_report.get("held_out_f1"),
             **probe,
-            "eval_train_success": float(np.mean(list(train_success.values()))),
-            "eval_test_success": float(np.mean(list(test_success.values()))),
-            **{
-                f"eval_train_success_{predicate.lower()}": float(
-                    np.mean(
-                        [v for goal, v in train_success.items() if goal.split()[0] == predicate]
-                    )
-                )
-                for predicate in PREDICATES
-            },
-            **{key: grow_outcomes[name] for name, key in GROW_LOG_KEYS.items()},
+            **dict.fromkeys(EVALUATION_KEYS),
             **{f"seconds_{name}": round(value, 3) for name, value in timings.items()},
         }
         self.logs.append(record)

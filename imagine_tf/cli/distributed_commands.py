@@ -3,8 +3,10 @@
     imagine-tf replay-server --root-dir R [--port 8000]
     imagine-tf learner --root-dir R --replay-server HOST:8000 [--gin-file ...] [--num-epochs N]
     imagine-tf actor --replay-server HOST:8000 [--actor-id I] [--gin-file ...] [--threads 1]
+    imagine-tf evaluator --replay-server HOST:8000 [--threads 1]
 
-(``imagine-tf train --actors K`` starts all three on this machine.) A stopped server, a wrong
+(``imagine-tf train --actors K`` starts a server, K actors and an evaluator on this machine; a
+learner started with ``imagine-tf learner`` evaluates in its own process.) A stopped server, a wrong
 address or a busy port end the command with one message naming the address and status 1 (2 for
 what the user typed), never a traceback.
 """
@@ -102,8 +104,27 @@ def _actor_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluator_command(args: argparse.Namespace) -> int:
+    from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
+    from imagine_tf.training.evaluator_process import run_evaluator
+
+    checked_address(args.replay_server)
+    limit_threads(args.threads)
+    stop = StopSignal()
+
+    def log(message: str) -> None:
+        print(f"imagine-tf evaluator: {message}", flush=True)
+
+    with StopOnSignals(stop):
+        evaluated = run_evaluator(
+            args.replay_server, stop, retry_seconds=args.retry_seconds, log=log
+        )
+    log(f"stopped after {evaluated} evaluations")
+    return 0
+
+
 def add_commands(commands) -> None:
-    """Adds replay-server, learner and actor to the `imagine-tf` subcommands."""
+    """Adds replay-server, learner, actor and evaluator to the `imagine-tf` subcommands."""
     server = commands.add_parser("replay-server", help="the Reverb replay server of a run")
     server.add_argument(
         "--root-dir",
@@ -141,6 +162,19 @@ def add_commands(commands) -> None:
     )
     add_gin_flags(actor)
     actor.set_defaults(run=reported_errors(_actor_command))
+
+    evaluator = commands.add_parser(
+        "evaluator", help="evaluates a learner's policy at the end of each epoch"
+    )
+    evaluator.add_argument("--replay-server", required=True, metavar="HOST:PORT")
+    evaluator.add_argument("--threads", type=int, default=1, help="TensorFlow threads (1)")
+    evaluator.add_argument(
+        "--retry-seconds",
+        type=float,
+        default=60.0,
+        help="how long to retry a replay server that does not answer (60)",
+    )
+    evaluator.set_defaults(run=reported_errors(_evaluator_command))
 
 
 def reported_errors(command):

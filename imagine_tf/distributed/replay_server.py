@@ -1,4 +1,4 @@
-"""The Reverb server between actors and the learner: an episode queue and two 1-item tables.
+"""The Reverb server between actors and the learner: two queues and three 1-item tables.
 
 Tables (no signatures: the server knows nothing of the model):
 
@@ -10,6 +10,11 @@ Tables (no signatures: the server knows nothing of the model):
   item), uniform sampler with unlimited samples (a pull leaves it), ``MinSize(1)`` limiter.
 * `RUN_CONFIG_TABLE`: the same for the run's configuration (JSON text), so that an actor can
   check it runs the learner's configuration.
+* `EVALUATION_REQUESTS_TABLE`: the same for the policy to evaluate at the end of an epoch
+  (weights, the evaluated goals' embeddings, the epoch): a newer request replaces one the
+  evaluator has not taken yet, so the learner never waits for it.
+* `EVALUATION_RESULTS_TABLE`, a queue: the evaluator's results, one item per evaluated epoch,
+  taken by the learner (``EVALUATION_RESULTS_CAPACITY`` of them wait at most).
 
 The port is checked before Reverb is asked to serve on it (`check_port_free`). Reverb's own
 ``Server.__del__`` raises a ``TypeError`` ("'NoneType' object is not callable", from
@@ -34,6 +39,9 @@ from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
 EPISODES_TABLE = "episodes"
 VARIABLES_TABLE = "variables"
 RUN_CONFIG_TABLE = "run_config"
+EVALUATION_REQUESTS_TABLE = "evaluation_requests"
+EVALUATION_RESULTS_TABLE = "evaluation_results"
+EVALUATION_RESULTS_CAPACITY = 64
 
 _log = logging.getLogger(__name__)
 
@@ -49,7 +57,7 @@ class _NoCheckpoints(reverb.checkpointers.CheckpointerBase):
 
 
 def make_tables(queue_capacity: int) -> list[reverb.Table]:
-    """The three tables of the server (see the module docstring)."""
+    """The five tables of the server (see the module docstring)."""
     if queue_capacity < 1:
         raise ValueError(f"queue_capacity must be >= 1, got {queue_capacity}")
 
@@ -67,11 +75,13 @@ def make_tables(queue_capacity: int) -> list[reverb.Table]:
         reverb.Table.queue(EPISODES_TABLE, max_size=queue_capacity),
         single_item(VARIABLES_TABLE),
         single_item(RUN_CONFIG_TABLE),
+        single_item(EVALUATION_REQUESTS_TABLE),
+        reverb.Table.queue(EVALUATION_RESULTS_TABLE, max_size=EVALUATION_RESULTS_CAPACITY),
     ]
 
 
 class ReplayServer:
-    """A running Reverb server with the three tables, on all interfaces at `port`.
+    """A running Reverb server with the five tables, on all interfaces at `port`.
 
     Use as a context manager, or call `stop` (idempotent); a server still running at interpreter
     exit is stopped then.

@@ -32,6 +32,7 @@ from imagine_tf.agent.episode_batch import EpisodeBatch
 from imagine_tf.agent.learning import Learner
 from imagine_tf.agent.checkpoint import LearnerCheckpoint
 from imagine_tf.training.loop import run_epochs
+from imagine_tf.training.triggers import RemoteEvaluationTrigger
 from imagine_tf.runs.layout import RunLayout
 
 WAIT_NOTICE_SECONDS = 60.0
@@ -86,11 +87,16 @@ def serve_learner(
     while_waiting=None,
     retry_seconds: float = 60.0,
     log=print,
+    remote_evaluation: bool = False,
 ) -> list[dict]:
     """Runs the learner's epochs against the replay server at ``address`` (retried for
-    ``retry_seconds`` when it does not answer)."""
+    ``retry_seconds`` when it does not answer). ``remote_evaluation``: an evaluator process
+    evaluates the epochs (`RemoteEvaluationTrigger`), else this process does."""
     container = VariableContainer(address, deadline_s=retry_seconds)
     reader = EpisodeReader(address, deadline_s=retry_seconds)
+    evaluation = (
+        RemoteEvaluationTrigger(learner, address, retry_seconds) if remote_evaluation else None
+    )
 
     def publish(learner: Learner, finished: bool = False) -> None:
         container.push(learner.snapshot(finished).to_arrays())
@@ -99,20 +105,26 @@ def serve_learner(
         container.push_run_config(learner.config.to_json())
         publish(learner, finished=int(learner.epoch.numpy()) >= num_epochs)
         source = EpisodeQueueSource(reader, stop, while_waiting, log)
-        records = run_epochs(learner, checkpoint, source, num_epochs, progress, publish)
+        records = run_epochs(learner, checkpoint, source, num_epochs, progress, publish, evaluation)
         publish(learner, finished=True)
         return records
     finally:
         container.close()
+        if evaluation is not None:
+            evaluation.close()
+
+
+EVALUATOR = "evaluator"  # the evaluator's process name (and log file's)
 
 
 class RunProcesses:
-    """The replay server and K actors of ``imagine-tf train --actors K``, as child processes.
+    """The replay server, K actors and the evaluator of ``imagine-tf train --actors K``, as
+    child processes.
 
     Each child logs to ``<root>/logs/``, is started in its own session (Ctrl-C reaches the
     learner, which stops them) and gets SIGTERM if the learner dies, even by SIGKILL. Actors
-    that exit are restarted (`restart_dead`); the server is not (the learner then stops with
-    `ReplayServerUnavailable`).
+    and the evaluator that exit are restarted (`restart_dead`); the server is not (the learner
+    then stops with `ReplayServerUnavailable`).
 
     Args:
       layout: the run's layout (``logs/``).
@@ -162,27 +174,37 @@ class RunProcesses:
             ],
         )
 
+    def start_evaluator(self) -> None:
+        self._start(
+            EVALUATOR,
+            ["evaluator", "--replay-server", self.address, "--threads", str(self.threads)],
+        )
+
     def start(self) -> None:
-        """The server, then (once it answers) the actors."""
+        """The server, then (once it answers) the actors and the evaluator."""
         self.start_server()
         EpisodeReader(self.address).size()  # waits for it (ReplayServerUnavailable if never)
         for actor_id in range(self.actors):
             self.start_actor(actor_id)
+        self.start_evaluator()
 
     def actor_pids(self) -> list[int]:
         return [p.pid for name, p in self.processes.items() if name.startswith("actor_")]
 
     def restart_dead(self, log=print) -> None:
-        """Starts again every actor that exited (a crash, a kill)."""
+        """Starts again every actor, and the evaluator, that exited (a crash, a kill)."""
         for name, process in list(self.processes.items()):
             code = process.poll()
-            if code is not None and name.startswith("actor_"):
+            if code is not None and (name.startswith("actor_") or name == EVALUATOR):
                 log(
                     f"{name.replace('_', ' ')} exited (code {code}); restarting it "
                     f"(log: {self.layout.logs / name}.log)"
                 )
                 self.restarts += 1
-                self.start_actor(int(name.split("_")[1]))
+                if name == EVALUATOR:
+                    self.start_evaluator()
+                else:
+                    self.start_actor(int(name.split("_")[1]))
 
     def stop(self, grace_seconds: float = 10.0) -> None:
         """Actors first (they may be waiting on the server), then the server."""
@@ -236,6 +258,7 @@ def run_with_actor_processes(
                 stop,
                 while_waiting=lambda: processes.restart_dead(log),
                 log=log,
+                remote_evaluation=True,
             )
         finally:
             processes.stop()

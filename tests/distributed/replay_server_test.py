@@ -19,6 +19,9 @@ from imagine_tf.distributed.episode_queue import EpisodeReader, EpisodeWriter
 from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
 from imagine_tf.distributed.replay_server import (
     EPISODES_TABLE,
+    EVALUATION_REQUESTS_TABLE,
+    EVALUATION_RESULTS_CAPACITY,
+    EVALUATION_RESULTS_TABLE,
     RUN_CONFIG_TABLE,
     VARIABLES_TABLE,
     ReplayServer,
@@ -40,12 +43,15 @@ def server():
     replay_server.stop()
 
 
-def test_serves_the_three_tables(server):
+def test_serves_the_five_tables(server):
     infos = reverb.Client(server.address).server_info(timeout=5)
-    assert set(infos) == {EPISODES_TABLE, VARIABLES_TABLE, RUN_CONFIG_TABLE}
+    single = (VARIABLES_TABLE, RUN_CONFIG_TABLE, EVALUATION_REQUESTS_TABLE)
+    assert set(infos) == {EPISODES_TABLE, EVALUATION_RESULTS_TABLE, *single}
     assert infos[EPISODES_TABLE].max_size == 3
     assert infos[EPISODES_TABLE].max_times_sampled == 1
-    for name in (VARIABLES_TABLE, RUN_CONFIG_TABLE):
+    assert infos[EVALUATION_RESULTS_TABLE].max_size == EVALUATION_RESULTS_CAPACITY
+    assert infos[EVALUATION_RESULTS_TABLE].max_times_sampled == 1
+    for name in single:
         assert infos[name].max_size == 1
         assert infos[name].max_times_sampled == 0
         assert infos[name].rate_limiter_info.min_size_to_sample == 1

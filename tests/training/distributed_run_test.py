@@ -76,13 +76,19 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> str:
     return (out or b"").decode()
 
 
+def helpers(pid: int) -> list[int]:
+    """The actors, the replay server and the evaluator of the learner ``pid``."""
+    return children(pid) + children(pid, "replay-server") + children(pid, "evaluator")
+
+
 @pytest.fixture(scope="module")
 def faults(tmp_path_factory) -> dict:
     """One run through every fault, brought up three times: a learner with two actor processes
-    loses an actor (restarted), is killed with SIGKILL (its actors and server die with it),
-    resumes, is stopped with SIGTERM, and resumes to its last epoch. Returns what each step
-    saw: {"root", "killed_actor", "helpers_at_kill", "epochs_at_kill", "helpers_at_stop",
-    "stop_code", "stop_out", "first_out", "last_code", "last_out"}."""
+    loses an actor and its evaluator (both restarted), is killed with SIGKILL (its actors,
+    evaluator and server die with it), resumes, is stopped with SIGTERM, and resumes to its
+    last epoch. Returns what each step saw: {"root", "killed_actor", "killed_evaluator",
+    "helpers_at_kill", "epochs_at_kill", "helpers_at_stop", "stop_code", "stop_out",
+    "first_out", "last_code", "last_out"}."""
     root = tmp_path_factory.mktemp("faults") / "run"
     seen = {"root": root}
     first_log = root.parent / "first.log"
@@ -99,14 +105,17 @@ def faults(tmp_path_factory) -> dict:
     )
     seen["killed_actor"] = sorted(children(learner.pid))[0]
     os.kill(seen["killed_actor"], signal.SIGKILL)
+    wait_until(lambda: children(learner.pid, "evaluator"), timeout=60, what="the evaluator")
+    seen["killed_evaluator"] = children(learner.pid, "evaluator")[0]
+    os.kill(seen["killed_evaluator"], signal.SIGKILL)
     wait_until(
-        lambda: "restarting it" in first_log.read_text() and len(epochs_done(root)) >= 2,
+        lambda: first_log.read_text().count("restarting it") >= 2 and len(epochs_done(root)) >= 2,
         timeout=180,
         interval=0.2,
-        what="the actor's restart and a second epoch",
+        what="the actor's and the evaluator's restarts and a second epoch",
         process=learner,
     )
-    seen["helpers_at_kill"] = children(learner.pid) + children(learner.pid, "replay-server")
+    seen["helpers_at_kill"] = helpers(learner.pid)
     os.kill(learner.pid, signal.SIGKILL)
     learner.wait(timeout=30)
     seen["epochs_at_kill"] = epochs_done(root)
@@ -127,7 +136,7 @@ def faults(tmp_path_factory) -> dict:
         what="an epoch after resuming",
         process=resumed,
     )
-    seen["helpers_at_stop"] = children(resumed.pid) + children(resumed.pid, "replay-server")
+    seen["helpers_at_stop"] = helpers(resumed.pid)
     resumed.send_signal(signal.SIGTERM)
     seen["stop_out"] = finish(resumed, 60)
     seen["stop_code"] = resumed.returncode
@@ -137,19 +146,29 @@ def faults(tmp_path_factory) -> dict:
     return seen
 
 
-def test_an_actor_killed_mid_run_is_restarted(faults):
+def test_an_actor_and_the_evaluator_killed_mid_run_are_restarted(faults):
     assert "exited (code -9); restarting it" in faults["first_out"]
-    assert not alive(faults["killed_actor"])
+    assert "evaluator exited (code -9); restarting it" in faults["first_out"]
+    assert not alive(faults["killed_actor"]) and not alive(faults["killed_evaluator"])
     root = faults["root"]
     assert sorted(p.name for p in (root / "logs").iterdir()) == [
         "actor_0.log",
         "actor_1.log",
+        "evaluator.log",
         "replay_server.log",
     ]
 
 
+def test_the_evaluator_evaluates_the_epochs_and_the_learner_records_them(faults):
+    root = faults["root"]
+    records = [json.loads(line) for line in (root / "progress.jsonl").read_text().splitlines()]
+    assert records[-1]["eval_train_success"] is not None  # the last: waited for
+    assert 0 <= records[-1]["eval_train_success"] <= 1 and records[-1]["seconds_evaluation"] > 0
+    assert f"epoch {EPOCHS}: train SR" in (root / "logs" / "evaluator.log").read_text()
+
+
 def test_a_learner_killed_with_sigkill_takes_its_helpers_and_resumes_replay_intact(faults):
-    assert len(faults["helpers_at_kill"]) == 3 and len(faults["epochs_at_kill"]) >= 2
+    assert len(faults["helpers_at_kill"]) == 4 and len(faults["epochs_at_kill"]) >= 2
     assert faults["last_code"] == 0, faults["last_out"][-3000:]
     root = faults["root"]
     assert epochs_done(root) == list(range(1, EPOCHS + 1))  # each epoch logged once, in order
@@ -173,7 +192,7 @@ def test_sigterm_stops_the_learner_and_its_processes_cleanly(faults):
     assert faults["stop_code"] == 130, out[-3000:]
     assert "stopped; the last checkpoint stands" in out and "Traceback" not in out
     helpers = faults["helpers_at_stop"]
-    assert len(helpers) == 3 and not any(alive(pid) for pid in helpers)
+    assert len(helpers) == 4 and not any(alive(pid) for pid in helpers)
 
 
 def test_three_commands_and_the_replay_server_gone(tmp_path):
