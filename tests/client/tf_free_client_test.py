@@ -1,10 +1,9 @@
 """imagine-tf-client in a virtual environment without TensorFlow: installed from client/ with
-pip (its dependencies from the package registry, through pip's cache), it scores through REST
-and gRPC what the in-process model scores, and acts as the exported policy acts.
+pip (its dependencies linked from this environment's locked versions, nothing else), it scores
+through REST and gRPC what the in-process model scores, and acts as the exported policy acts.
 
-The environment is made once per test process (its time is printed, 14-16 s here with pip's
-cache warm); the reward server is the shared one (tests/conftest.py); the policy server starts
-while the policy is exported. The
+The environment is made once per test process (its time is printed); the reward server is the
+shared one (tests/conftest.py); the policy server starts while the policy is exported. The
 calls run in one subprocess per server (tf_free_calls.py). Every subprocess and wait has a
 deadline."""
 
@@ -48,10 +47,27 @@ def run(command: list, timeout: float) -> str:
     return result.stdout
 
 
+#: What imagine-tf-client imports (its pinned dependencies), as folders of site-packages.
+CLIENT_DEPENDENCIES = (
+    "numpy",
+    "numpy.libs",
+    "grpc",
+    "google/protobuf",
+    "google/_upb",
+    "requests",
+    "urllib3",
+    "idna",
+    "charset_normalizer",
+    "certifi",
+)
+
+
 @pytest.fixture(scope="session")
 def client_python(tmp_path_factory) -> pathlib.Path:
-    """The python of a fresh virtual environment where ``pip install client/`` put the client
-    (from a copy: a build leaves build/ and *.egg-info behind)."""
+    """The python of a fresh virtual environment without TensorFlow: ``pip`` installs the
+    client into it (a wheel built from a copy of client/, --no-deps, no index), and a .pth file
+    adds a folder that links its dependencies (the locked versions) from this environment, and
+    nothing else."""
     root = tmp_path_factory.mktemp("tf_free")
     source = shutil.copytree(
         ROOT / "client",
@@ -59,9 +75,20 @@ def client_python(tmp_path_factory) -> pathlib.Path:
         ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"),
     )
     start = time.monotonic()
-    run([sys.executable, "-m", "venv", root / "venv"], timeout=120)
+    run([sys.executable, "-m", "venv", "--without-pip", root / "venv"], timeout=120)
     python = root / "venv" / "bin" / "python"
-    run([python, "-m", "pip", "install", "--no-compile", "--quiet", source], timeout=600)
+    dependencies = root / "dependencies"
+    here = pathlib.Path(np.__file__).parents[1]  # this environment's site-packages
+    for name in CLIENT_DEPENDENCIES:
+        if (here / name).exists():
+            (dependencies / name).parent.mkdir(parents=True, exist_ok=True)
+            (dependencies / name).symlink_to(here / name)
+    site = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], 60)
+    (pathlib.Path(site.strip()) / "client_dependencies.pth").write_text(f"{dependencies}\n")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", root / "wheel", source], 300)
+    (wheel,) = (root / "wheel").glob("imagine_tf_client-*.whl")
+    run([*pip, "--python", python, "install", "--no-deps", "--no-index", wheel], timeout=300)
     print(f"\nthe client's virtual environment took {time.monotonic() - start:.1f} s")
     return python
 
@@ -235,6 +262,7 @@ def test_the_environment_has_the_client_and_no_tensorflow(client_python):
             [client_python, "-I", "-c", f"import {module}"], capture_output=True, timeout=60
         )
         assert result.returncode != 0 and b"ModuleNotFoundError" in result.stderr, module
-    installed = run([client_python, "-m", "pip", "list", "--format", "json"], timeout=60)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python"]
+    installed = run([*pip, client_python, "list", "--format", "json"], timeout=60)
     names = {row["name"].lower() for row in json.loads(installed)}
     assert "imagine-tf-client" in names and not {"tensorflow", "tensorflow-serving-api"} & names
