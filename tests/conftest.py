@@ -69,10 +69,10 @@ def reward_server(tmp_path_factory) -> RunningServer:
 #: (pytest-xdist, a module per worker at a time): started first, they overlap the many short
 #: modules instead of ending the run alone.
 SLOWEST_MODULES = (
-    "tests/training/distributed_run_test.py",
-    "tests/training/learning_test.py",
-    "tests/experiments/experiment_test.py",
     "tests/cli/readme_commands_test.py",
+    "tests/training/distributed_run_test.py",
+    "tests/experiments/experiment_test.py",
+    "tests/training/learning_test.py",
     "tests/training/train_eval_test.py",
     "tests/reward/export_test.py",
     "tests/serving/serving_test.py",

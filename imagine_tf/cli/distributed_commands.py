@@ -6,7 +6,8 @@
     imagine-tf evaluator --replay-server HOST:8000 [--threads 1]
 
 (``imagine-tf train --actors K`` starts a server, K actors and an evaluator on this machine; a
-learner started with ``imagine-tf learner`` evaluates in its own process.) A stopped server, a wrong
+learner started with ``imagine-tf learner`` evaluates in its own process, or with
+``--evaluator`` leaves it to an ``imagine-tf evaluator`` of the same server.) A stopped server, a wrong
 address or a busy port end the command with one message naming the address and status 1 (2 for
 what the user typed), never a traceback.
 """
@@ -71,7 +72,11 @@ def _learner_command(args: argparse.Namespace) -> int:
         )
     kwargs = {"num_epochs": args.num_epochs} if args.num_epochs else {}
     records = train_eval.train_eval(
-        args.root_dir, replay_server=args.replay_server, retry_seconds=args.retry_seconds, **kwargs
+        args.root_dir,
+        replay_server=args.replay_server,
+        retry_seconds=args.retry_seconds,
+        remote_evaluation=args.evaluator,
+        **kwargs,
     )
     print(json.dumps(records[-1] if records else {"note": "already trained"}, indent=1))
     return 0
@@ -146,6 +151,11 @@ def add_commands(commands) -> None:
         type=float,
         default=60.0,
         help="how long to retry a replay server that does not answer (60)",
+    )
+    learner.add_argument(
+        "--evaluator",
+        action="store_true",
+        help="an `imagine-tf evaluator` of the server evaluates each epoch (default: the learner)",
     )
     add_gin_flags(learner)
     learner.set_defaults(run=reported_errors(_learner_command))

@@ -272,8 +272,10 @@ def run_remote_learner(
     progress: bool = True,
     retry_seconds: float = 60.0,
     log=print,
+    remote_evaluation: bool = False,
 ) -> list[dict]:
-    """The learner of a replay server started apart (``imagine-tf replay-server``).
+    """The learner of a replay server started apart (``imagine-tf replay-server``); with
+    ``remote_evaluation`` an ``imagine-tf evaluator`` of that server evaluates the epochs.
 
     Raises `ValueError` for an address that is not HOST:PORT, `ReplayServerUnavailable` if no
     server answers there, `TrainingStopped` on SIGTERM / Ctrl-C.
@@ -290,4 +292,5 @@ def run_remote_learner(
             stop,
             retry_seconds=retry_seconds,
             log=log,
+            remote_evaluation=remote_evaluation,
         )

@@ -75,17 +75,24 @@ def train(
     port: int | None = None,
     replay_server: str | None = None,
     retry_seconds: float = 60.0,
+    remote_evaluation: bool = False,
 ) -> tuple[Learner, list[dict]]:
     """Trains (or resumes) ``config`` in ``root_dir`` until ``num_epochs``: the learner and this
     session's records. ``run_gin``: the gin text to keep as ``config.gin``; ``actors``,
-    ``port``, ``replay_server``, ``retry_seconds``: as `train_eval`'s."""
+    ``port``, ``replay_server``, ``retry_seconds``, ``remote_evaluation``: as `train_eval`'s."""
     config = resolve_run_precision(config, root_dir)  # "auto": the run's, else this machine's
     with RunLock(root_dir):
         learner, checkpoint = make_learner(config, root_dir)
         write_run_config(root_dir, config, run_gin)
         if replay_server:
             records = run_remote_learner(
-                learner, checkpoint, replay_server, num_epochs, progress, retry_seconds
+                learner,
+                checkpoint,
+                replay_server,
+                num_epochs,
+                progress,
+                retry_seconds,
+                remote_evaluation=remote_evaluation,
             )
         elif actors:
             records = run_with_actor_processes(
@@ -109,6 +116,7 @@ def train_eval(
     port: int | None = None,
     replay_server: str | None = None,
     retry_seconds: float = 60.0,
+    remote_evaluation: bool = False,
 ) -> list[dict]:
     """Trains (or resumes) a run with the gin-bound `TrainConfig`; returns this session's records.
 
@@ -124,6 +132,8 @@ def train_eval(
       replay_server: ``HOST:PORT`` of a replay server started apart (``imagine-tf
         replay-server``): the learner of actors started anywhere.
       retry_seconds: how long a replay server that does not answer is retried.
+      remote_evaluation: with ``replay_server``, an ``imagine-tf evaluator`` of that server
+        evaluates each epoch (else this process does; ``actors`` always start an evaluator).
 
     ``TrainConfig.compute_dtype = "auto"`` is resolved (`run_precision`) before anything is
     written: the run records and keeps the resolved precision.
@@ -150,6 +160,7 @@ def train_eval(
         port,
         replay_server,
         retry_seconds,
+        remote_evaluation,
     )
     (root / run_layout.OPERATIVE_GIN).write_text(gin.operative_config_str())
     if learner.logs:

@@ -20,8 +20,6 @@ ExperimentSpec.name = "forks"
 ExperimentSpec.kind = "agent"
 ExperimentSpec.configurations = {{
     "trunk": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{SMALL_EPOCHS}], "num_epochs": 1}},
-    "same": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{SMALL_EPOCHS}],
-              "fork_from": "trunk"}},
     "other": {{"gin_files": ["configs/agent/smoke.gin"],
               "bindings": [{SMALL_EPOCHS}, "TrainConfig.final_goal_ratio = 0.25"],
               "fork_from": "trunk"}},
@@ -30,7 +28,6 @@ ExperimentSpec.seeds = 1
 ExperimentSpec.num_epochs = 2
 ExperimentSpec.repetitions = 1
 ExperimentSpec.metrics = {{"train SR": "train_success"}}
-ExperimentSpec.comparisons = (("other", "same"),)
 ExperimentSpec.figure = "curves"
 """
 
@@ -69,7 +66,7 @@ def test_forks_of_one_trunk_are_paired_and_wait_for_it(tmp_path):
     assert cells["t_s0"].commands()[0][-1] == "1"  # the trunk trains to its own epoch
 
 
-def test_a_paired_grid_forks_each_arm_from_the_finished_trunk(tmp_path):
+def test_a_paired_grid_forks_its_arm_from_the_finished_trunk(tmp_path):
     (tmp_path / "forks.gin").write_text(FORKS)
     runs, out = tmp_path / "runs", tmp_path / "out"
     command = [sys.executable, "-m", "imagine_tf.cli.main", "experiment"]
@@ -80,12 +77,11 @@ def test_a_paired_grid_forks_each_arm_from_the_finished_trunk(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     trunk = [json.loads(line) for line in (runs / "trunk_s0" / "progress.jsonl").open()]
     assert [r["epoch"] for r in trunk] == [1]
-    for arm in ("same", "other"):
-        fork = json.loads((runs / f"{arm}_s0" / "fork.json").read_text())
-        assert fork["source"] == str(runs / "trunk_s0") and fork["epoch"] == 1
-        progress = [json.loads(line) for line in (runs / f"{arm}_s0" / "progress.jsonl").open()]
-        assert [r["epoch"] for r in progress] == [1, 2] and progress[0] == trunk[0]
-        assert (runs / f"{arm}_s0" / "evaluations" / "epoch_0002.json").exists()
+    fork = json.loads((runs / "other_s0" / "fork.json").read_text())
+    assert fork["source"] == str(runs / "trunk_s0") and fork["epoch"] == 1
+    progress = [json.loads(line) for line in (runs / "other_s0" / "progress.jsonl").open()]
+    assert [r["epoch"] for r in progress] == [1, 2] and progress[0] == trunk[0]
+    assert (runs / "other_s0" / "evaluations" / "epoch_0002.json").exists()
     changed = json.loads((runs / "other_s0" / "fork.json").read_text())["changed"]
     assert changed == {"final_goal_ratio": [0.5, 0.25]}
     record = json.loads((out / "forks.json").read_text())

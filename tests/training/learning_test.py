@@ -1,4 +1,6 @@
-"""The loop learns: configs/agent/smoke.gin's Go goals reach a success rate random actions cannot.
+"""The loop learns: configs/agent/smoke.gin's Go goals reach a success rate random actions cannot
+(tests/cli/readme_commands_test.py shows the main path, the MA policy with its co-trained
+reward, learning as the README's `imagine-tf train` runs it).
 
 This test fails if the actor loss's sign or the TD target is wrong (checked by hand: with
 either broken the Go success stays near the untrained policy's).
@@ -43,8 +45,8 @@ def random_action_success(builder: RunBuilder, goals: list[str]) -> float:
 
 
 def test_the_oracle_go_goals_of_the_smoke_config_are_learned(tmp_path, smoke_config):
-    learner, records = train(smoke_config, tmp_path, num_epochs=5, progress=False)
-    assert records[-1]["updates"] == 5 * 10 * 40
+    learner, records = train(smoke_config, tmp_path, num_epochs=4, progress=False)
+    assert records[-1]["updates"] == 4 * 10 * 40
     go = [g for g in learner.goals.sentences if g.startswith("Go")]
     assert len(go) == 9 and len(learner.goals) == 9  # the partner spoke only of Go goals
     success = learner.evaluator.evaluate(go, repetitions=REPETITIONS, seed=SEED)
@@ -52,30 +54,3 @@ def test_the_oracle_go_goals_of_the_smoke_config_are_learned(tmp_path, smoke_con
     untrained = random_action_success(learner.builder, [g for g in go for _ in range(REPETITIONS)])
     assert untrained < 0.5
     assert trained >= 0.8 and trained >= untrained + 0.4, (trained, untrained, success)
-
-
-def test_the_main_path_learns_with_its_co_trained_reward(tmp_path, smoke_config):
-    """The MA policy with the learned MA reward (the IMAGINE agent's networks), taught only by
-    the partner's descriptions of the Go goals: the co-trained reward's held-out F1 rises, and
-    the policy ends clearly above random actions."""
-    import dataclasses
-
-    config = dataclasses.replace(
-        smoke_config,
-        architecture="ma",
-        reward="learned",
-        reward_architecture="ma",
-        reward_update_every=1,
-        reward_max_epochs=10,
-        reward_patience=5,
-        reward_batches_per_epoch=100,
-        updates_per_cycle=80,
-    )
-    learner, records = train(config, tmp_path, num_epochs=6, progress=False)
-    f1 = [r["reward_held_out_f1"] for r in records if r["reward_held_out_f1"] is not None]
-    assert len(f1) >= 4 and max(f1[2:]) > f1[0] + 0.1, f1  # the reward learns from feedback
-    go = [g for g in learner.goals.sentences if g.startswith("Go")]
-    success = learner.evaluator.evaluate(go, repetitions=REPETITIONS, seed=SEED)
-    trained = float(np.mean(list(success.values())))
-    untrained = random_action_success(learner.builder, [g for g in go for _ in range(REPETITIONS)])
-    assert trained >= untrained + 0.3, (trained, untrained, f1, success)
