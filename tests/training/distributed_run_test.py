@@ -22,8 +22,9 @@ pytestmark = pytest.mark.integration
 
 SMOKE = str(pathlib.Path(__file__).resolve().parents[2] / "configs" / "agent" / "smoke.gin")
 ENVIRONMENT = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-# configs/agent/smoke.gin, with epochs of 4 cycles where a test says so: every epoch costs seconds.
-CYCLES, EPISODES, UPDATES = 4, 8, 40
+# configs/agent/smoke.gin, with epochs of 4 cycles of 20 updates where a test says so: every epoch
+# costs seconds.
+CYCLES, EPISODES, UPDATES = 4, 8, 20
 EPOCHS = 4
 
 
@@ -94,6 +95,7 @@ def faults(tmp_path_factory) -> dict:
     first_log = root.parent / "first.log"
     learner = start(
         "train", "--gin-file", SMOKE, "--gin-binding", f"TrainConfig.cycles_per_epoch = {CYCLES}",
+        "--gin-binding", f"TrainConfig.updates_per_cycle = {UPDATES}",
         "--root-dir", root, "--actors", 2, "--num-epochs", EPOCHS, log=first_log,
     )  # fmt: skip
     wait_until(
