@@ -146,12 +146,7 @@ def add_commands(commands) -> None:
     learner.add_argument("--replay-server", required=True, metavar="HOST:PORT")
     learner.add_argument("--num-epochs", "--num_epochs", type=int)
     learner.add_argument("--threads", type=int)
-    learner.add_argument(
-        "--retry-seconds",
-        type=float,
-        default=60.0,
-        help="how long to retry a replay server that does not answer (60)",
-    )
+    _add_retry_seconds(learner)
     learner.add_argument(
         "--evaluator",
         action="store_true",
@@ -164,12 +159,7 @@ def add_commands(commands) -> None:
     actor.add_argument("--replay-server", required=True, metavar="HOST:PORT")
     actor.add_argument("--actor-id", type=int, default=0)
     actor.add_argument("--threads", type=int, default=1, help="TensorFlow threads (1)")
-    actor.add_argument(
-        "--retry-seconds",
-        type=float,
-        default=60.0,
-        help="how long to retry a replay server that does not answer (60)",
-    )
+    _add_retry_seconds(actor)
     add_gin_flags(actor)
     actor.set_defaults(run=reported_errors(_actor_command))
 
@@ -178,13 +168,17 @@ def add_commands(commands) -> None:
     )
     evaluator.add_argument("--replay-server", required=True, metavar="HOST:PORT")
     evaluator.add_argument("--threads", type=int, default=1, help="TensorFlow threads (1)")
-    evaluator.add_argument(
+    _add_retry_seconds(evaluator)
+    evaluator.set_defaults(run=reported_errors(_evaluator_command))
+
+
+def _add_retry_seconds(parser) -> None:
+    parser.add_argument(
         "--retry-seconds",
         type=float,
         default=60.0,
         help="how long to retry a replay server that does not answer (60)",
     )
-    evaluator.set_defaults(run=reported_errors(_evaluator_command))
 
 
 def reported_errors(command):

@@ -88,6 +88,13 @@ def learner_config(
     return config
 
 
+def built_actor_network(builder: RunBuilder):
+    """The run's `ActorNetwork`, built (its weights then come from the learner's snapshots)."""
+    network = builder.make_actor_network()
+    network.encoder(np.zeros([1, builder.vocabulary.max_length], np.int64))
+    return network
+
+
 def run_actor(
     address: str,
     actor_id: int = 0,
@@ -114,8 +121,7 @@ def run_actor(
         if config is None:
             return stats
         builder = RunBuilder(config)
-        network = builder.make_actor_network()
-        network.encoder(np.zeros([1, builder.vocabulary.max_length], np.int64))  # build it
+        network = built_actor_network(builder)
         actor = EpisodeActor(builder, network, actor_id)
         log(f"playing for the learner at {address}")
         seen = (None, None)

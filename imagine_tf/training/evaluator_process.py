@@ -27,7 +27,7 @@ from imagine_tf.distributed.replay_server import (
 )
 from imagine_tf.distributed.stop_signal import StopSignal
 from imagine_tf.distributed.variable_container import VariableContainer
-from imagine_tf.training.actor_process import POLL_SECONDS, learner_config
+from imagine_tf.training.actor_process import POLL_SECONDS, built_actor_network, learner_config
 from imagine_tf.training.triggers import RESULT_KEYS
 
 
@@ -62,8 +62,7 @@ def run_evaluator(
         if config is None:
             return evaluated
         builder = RunBuilder(config)
-        network = builder.make_actor_network()
-        network.encoder(np.zeros([1, builder.vocabulary.max_length], np.int64))  # build it
+        network = built_actor_network(builder)
         encoder = EmbeddingLookup()
         evaluator = PolicyEvaluator(builder, network, encoder)
         log(f"evaluating for the learner at {address}")

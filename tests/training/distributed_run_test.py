@@ -247,8 +247,11 @@ def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_
     code, err = refused("actor", "--replay-server", "localhost")
     assert code == 2 and "expected HOST:PORT" in err
     nobody = f"127.0.0.1:{free_port()}"
-    code, err = refused("actor", "--replay-server", nobody, "--retry-seconds", 2)
-    assert code == 1 and f"no replay server answered at {nobody}" in err
+    for command in ("actor", "evaluator"):
+        code, err = refused(command, "--replay-server", nobody, "--retry-seconds", 2)
+        assert code == 1 and f"no replay server answered at {nobody}" in err, command
+    code, err = refused("evaluator", "--replay-server", "localhost")
+    assert code == 2 and "expected HOST:PORT" in err
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
