@@ -74,6 +74,10 @@ def _train_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")
     if args.actors is not None and args.actors < 1:
         raise UsageError(f"--actors must be >= 1, got {args.actors} (leave it out: one process).")
+    if args.evaluate_in_learner and not args.actors:
+        raise UsageError(
+            "--evaluate-in-learner goes with --actors K (one process evaluates anyway)."
+        )
     limit_threads(args.threads)
     run_gin = pathlib.Path(args.root_dir) / run_layout.RUN_GIN
     if not (args.gin_file or args.gin_binding or args.fork_from) and run_gin.exists():
@@ -85,7 +89,11 @@ def _train_command(args: argparse.Namespace) -> int:
         args.gin_binding = [*(args.gin_binding or []), f"train_eval.num_epochs = {args.num_epochs}"]
     parse_gin(args, train_eval)
     logs = train_eval.train_eval(
-        args.root_dir, fork_from=args.fork_from, actors=args.actors or 0, port=args.port
+        args.root_dir,
+        fork_from=args.fork_from,
+        actors=args.actors or 0,
+        port=args.port,
+        remote_evaluation=False if args.evaluate_in_learner else None,
     )
     print(
         json.dumps(
@@ -210,6 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train_parser.add_argument(
         "--port", type=int, help="the replay server's port with --actors (default: a free one)"
+    )
+    train_parser.add_argument(
+        "--evaluate-in-learner",
+        action="store_true",
+        help="with --actors: the learner evaluates each epoch instead of an evaluator process "
+        "(where no core is spare, the evaluator does not speed the learner up)",
     )
     add_gin_flags(train_parser)
     train_parser.set_defaults(run=distributed_commands.reported_errors(_train_command))

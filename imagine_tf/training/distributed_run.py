@@ -131,10 +131,14 @@ class RunProcesses:
       port: the replay server's port.
       actors: K.
       threads: TensorFlow threads per actor.
+      evaluator: start the evaluator process.
     """
 
-    def __init__(self, layout: RunLayout, port: int, actors: int, threads: int = 1):
+    def __init__(
+        self, layout: RunLayout, port: int, actors: int, threads: int = 1, evaluator: bool = True
+    ):
         self.layout, self.port, self.actors, self.threads = layout, port, actors, threads
+        self.evaluator = evaluator
         self.address = f"127.0.0.1:{port}"
         self.processes: dict[str, subprocess.Popen] = {}
         self.restarts = 0
@@ -186,7 +190,8 @@ class RunProcesses:
         EpisodeReader(self.address).size()  # waits for it (ReplayServerUnavailable if never)
         for actor_id in range(self.actors):
             self.start_actor(actor_id)
-        self.start_evaluator()
+        if self.evaluator:
+            self.start_evaluator()
 
     def actor_pids(self) -> list[int]:
         return [p.pid for name, p in self.processes.items() if name.startswith("actor_")]
@@ -236,8 +241,10 @@ def run_with_actor_processes(
     port: int | None = None,
     progress: bool = True,
     log=print,
+    remote_evaluation: bool = True,
 ) -> list[dict]:
-    """A replay server process, ``actors`` actor processes, and the learner's epochs here.
+    """A replay server process, ``actors`` actor processes, an evaluator process (unless not
+    ``remote_evaluation``: the learner then evaluates), and the learner's epochs here.
 
     Raises `TrainingStopped` on SIGTERM / Ctrl-C (the last checkpoint stands), `PortInUse` if
     ``port`` is taken, `ReplayServerUnavailable` if the server stops answering.
@@ -245,7 +252,7 @@ def run_with_actor_processes(
     stop = StopSignal()
     port = port or free_port()
     check_port_free(port)
-    processes = RunProcesses(checkpoint.layout, port, actors)
+    processes = RunProcesses(checkpoint.layout, port, actors, evaluator=remote_evaluation)
     with StopOnSignals(stop):
         try:
             processes.start()
@@ -258,7 +265,7 @@ def run_with_actor_processes(
                 stop,
                 while_waiting=lambda: processes.restart_dead(log),
                 log=log,
-                remote_evaluation=True,
+                remote_evaluation=remote_evaluation,
             )
         finally:
             processes.stop()

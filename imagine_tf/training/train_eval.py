@@ -75,7 +75,7 @@ def train(
     port: int | None = None,
     replay_server: str | None = None,
     retry_seconds: float = 60.0,
-    remote_evaluation: bool = False,
+    remote_evaluation: bool | None = None,
 ) -> tuple[Learner, list[dict]]:
     """Trains (or resumes) ``config`` in ``root_dir`` until ``num_epochs``: the learner and this
     session's records. ``run_gin``: the gin text to keep as ``config.gin``; ``actors``,
@@ -92,11 +92,17 @@ def train(
                 num_epochs,
                 progress,
                 retry_seconds,
-                remote_evaluation=remote_evaluation,
+                remote_evaluation=bool(remote_evaluation),
             )
         elif actors:
             records = run_with_actor_processes(
-                learner, checkpoint, num_epochs, actors, port, progress
+                learner,
+                checkpoint,
+                num_epochs,
+                actors,
+                port,
+                progress,
+                remote_evaluation=remote_evaluation is not False,
             )
         else:
             records = run_epochs(
@@ -116,7 +122,7 @@ def train_eval(
     port: int | None = None,
     replay_server: str | None = None,
     retry_seconds: float = 60.0,
-    remote_evaluation: bool = False,
+    remote_evaluation: bool | None = None,
 ) -> list[dict]:
     """Trains (or resumes) a run with the gin-bound `TrainConfig`; returns this session's records.
 
@@ -132,8 +138,9 @@ def train_eval(
       replay_server: ``HOST:PORT`` of a replay server started apart (``imagine-tf
         replay-server``): the learner of actors started anywhere.
       retry_seconds: how long a replay server that does not answer is retried.
-      remote_evaluation: with ``replay_server``, an ``imagine-tf evaluator`` of that server
-        evaluates each epoch (else this process does; ``actors`` always start an evaluator).
+      remote_evaluation: whether an ``imagine-tf evaluator`` evaluates each epoch instead of
+        this process; None: yes with ``actors`` (they start one), no with ``replay_server``
+        (an evaluator of that server must be started apart).
 
     ``TrainConfig.compute_dtype = "auto"`` is resolved (`run_precision`) before anything is
     written: the run records and keeps the resolved precision.

@@ -8,6 +8,7 @@ within seconds.
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -25,7 +26,7 @@ ENVIRONMENT = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 # configs/agent/smoke.gin, with epochs of 4 cycles of 20 updates where a test says so: every epoch
 # costs seconds.
 CYCLES, EPISODES, UPDATES = 4, 8, 20
-EPOCHS = 4
+EPOCHS_UNREACHED = 50  # the first two bring-ups are stopped long before it
 
 
 def cli(*args) -> list[str]:
@@ -77,6 +78,12 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> str:
     return (out or b"").decode()
 
 
+def evaluations(log: pathlib.Path) -> list[int]:
+    """The epochs that the evaluator's log says it evaluated, in order."""
+    text = log.read_text() if log.exists() else ""
+    return [int(epoch) for epoch in re.findall(r"epoch (\d+): train SR", text)]
+
+
 def helpers(pid: int) -> list[int]:
     """The actors, the replay server and the evaluator of the learner ``pid``."""
     return children(pid) + children(pid, "replay-server") + children(pid, "evaluator")
@@ -86,17 +93,18 @@ def helpers(pid: int) -> list[int]:
 def faults(tmp_path_factory) -> dict:
     """One run through every fault, brought up three times: a learner with two actor processes
     loses an actor and its evaluator (both restarted), is killed with SIGKILL (its actors,
-    evaluator and server die with it), resumes, is stopped with SIGTERM, and resumes to its
-    last epoch. Returns what each step saw: {"root", "killed_actor", "killed_evaluator",
-    "helpers_at_kill", "epochs_at_kill", "helpers_at_stop", "stop_code", "stop_out",
-    "first_out", "last_code", "last_out"}."""
+    evaluator and server die with it), resumes (evaluating in the learner from here on), is
+    stopped with SIGTERM, and resumes for one more epoch. Returns what each step saw:
+    {"root", "killed_actor", "killed_evaluator", "evaluations", "helpers_at_kill",
+    "epochs_at_kill", "helpers_at_stop", "epochs", "stop_code", "stop_out", "first_out",
+    "last_code", "last_out"}."""
     root = tmp_path_factory.mktemp("faults") / "run"
     seen = {"root": root}
     first_log = root.parent / "first.log"
     learner = start(
         "train", "--gin-file", SMOKE, "--gin-binding", f"TrainConfig.cycles_per_epoch = {CYCLES}",
         "--gin-binding", f"TrainConfig.updates_per_cycle = {UPDATES}",
-        "--root-dir", root, "--actors", 2, "--num-epochs", EPOCHS, log=first_log,
+        "--root-dir", root, "--actors", 2, "--num-epochs", EPOCHS_UNREACHED, log=first_log,
     )  # fmt: skip
     wait_until(
         lambda: len(children(learner.pid)) == 2 and epochs_done(root),
@@ -107,16 +115,27 @@ def faults(tmp_path_factory) -> dict:
     )
     seen["killed_actor"] = sorted(children(learner.pid))[0]
     os.kill(seen["killed_actor"], signal.SIGKILL)
-    wait_until(lambda: children(learner.pid, "evaluator"), timeout=60, what="the evaluator")
-    seen["killed_evaluator"] = children(learner.pid, "evaluator")[0]
-    os.kill(seen["killed_evaluator"], signal.SIGKILL)
+    evaluator_log = root / "logs" / "evaluator.log"
     wait_until(
-        lambda: first_log.read_text().count("restarting it") >= 2 and len(epochs_done(root)) >= 2,
+        lambda: evaluations(evaluator_log),
         timeout=180,
         interval=0.2,
-        what="the actor's and the evaluator's restarts and a second epoch",
+        what="the evaluator's first evaluation",
         process=learner,
     )
+    seen["killed_evaluator"] = children(learner.pid, "evaluator")[0]
+    os.kill(seen["killed_evaluator"], signal.SIGKILL)
+    before = len(evaluations(evaluator_log))
+    wait_until(
+        lambda: first_log.read_text().count("restarting it") >= 2
+        and len(evaluations(evaluator_log)) > before
+        and len(epochs_done(root)) >= 2,
+        timeout=180,
+        interval=0.2,
+        what="the actor's and the evaluator's restarts, an evaluation after it, a second epoch",
+        process=learner,
+    )
+    seen["evaluations"] = evaluations(evaluator_log)
     seen["helpers_at_kill"] = helpers(learner.pid)
     os.kill(learner.pid, signal.SIGKILL)
     learner.wait(timeout=30)
@@ -129,7 +148,8 @@ def faults(tmp_path_factory) -> dict:
         interval=0.2,
         what="the helpers to stop",
     )
-    resumed = start("train", "--root-dir", root, "--actors", 2)  # resumes with its config.gin
+    # resumes with its config.gin; the learner evaluates (no evaluator process from here on)
+    resumed = start("train", "--root-dir", root, "--actors", 2, "--evaluate-in-learner")
     at_kill = len(seen["epochs_at_kill"])
     wait_until(
         lambda: len(epochs_done(root)) > at_kill,
@@ -142,7 +162,11 @@ def faults(tmp_path_factory) -> dict:
     resumed.send_signal(signal.SIGTERM)
     seen["stop_out"] = finish(resumed, 60)
     seen["stop_code"] = resumed.returncode
-    last = start("train", "--root-dir", root, "--actors", 2)
+    seen["epochs"] = len(epochs_done(root)) + 1  # the last bring-up trains one more epoch
+    last = start(
+        "train", "--root-dir", root, "--actors", 2, "--evaluate-in-learner",
+        "--num-epochs", seen["epochs"],
+    )  # fmt: skip
     seen["last_out"] = finish(last, 240)
     seen["last_code"] = last.returncode
     return seen
@@ -161,32 +185,36 @@ def test_an_actor_and_the_evaluator_killed_mid_run_are_restarted(faults):
     ]
 
 
-def test_the_evaluator_evaluates_the_epochs_and_the_learner_records_them(faults):
+def test_the_evaluator_evaluates_the_epochs_and_the_learner_records_the_last(faults):
     root = faults["root"]
     records = [json.loads(line) for line in (root / "progress.jsonl").read_text().splitlines()]
-    assert records[-1]["eval_train_success"] is not None  # the last: waited for
+    assert records[-1]["eval_train_success"] is not None
     assert 0 <= records[-1]["eval_train_success"] <= 1 and records[-1]["seconds_evaluation"] > 0
-    assert f"epoch {EPOCHS}: train SR" in (root / "logs" / "evaluator.log").read_text()
+    # the killed evaluator's restart went on evaluating the learner's epochs, in order
+    evaluated = faults["evaluations"]
+    assert len(evaluated) >= 2 and evaluated == sorted(evaluated), evaluated
+    assert set(evaluated) <= set(range(1, faults["epochs"] + 1)), evaluated
 
 
 def test_a_learner_killed_with_sigkill_takes_its_helpers_and_resumes_replay_intact(faults):
     assert len(faults["helpers_at_kill"]) == 4 and len(faults["epochs_at_kill"]) >= 2
     assert faults["last_code"] == 0, faults["last_out"][-3000:]
     root = faults["root"]
-    assert epochs_done(root) == list(range(1, EPOCHS + 1))  # each epoch logged once, in order
+    epochs = faults["epochs"]
+    assert epochs_done(root) == list(range(1, epochs + 1))  # each epoch logged once, in order
     last = json.loads((root / "progress.jsonl").read_text().splitlines()[-1])
     # Nothing lost, nothing doubled; the update-to-data ratio is the config's whatever the
     # actors did.
-    assert last["episodes"] == EPOCHS * CYCLES * EPISODES
-    assert last["updates"] == EPOCHS * CYCLES * UPDATES
+    assert last["episodes"] == epochs * CYCLES * EPISODES
+    assert last["updates"] == epochs * CYCLES * UPDATES
     assert last["actors"] in (1, 2)  # actor ids 0 and 1 (a restarted actor keeps its id)
     assert last["policy_lag_updates"] >= 0
     from imagine_tf.agent.config import TrainConfig
     from imagine_tf.training.train_eval import make_learner
 
     restored, _ = make_learner(TrainConfig.from_json((root / "config.json").read_text()), root)
-    assert restored.replay.episodes_added == EPOCHS * CYCLES * EPISODES
-    assert restored.memory.states_added == EPOCHS * CYCLES * EPISODES
+    assert restored.replay.episodes_added == epochs * CYCLES * EPISODES
+    assert restored.memory.states_added == epochs * CYCLES * EPISODES
 
 
 def test_sigterm_stops_the_learner_and_its_processes_cleanly(faults):
@@ -194,7 +222,7 @@ def test_sigterm_stops_the_learner_and_its_processes_cleanly(faults):
     assert faults["stop_code"] == 130, out[-3000:]
     assert "stopped; the last checkpoint stands" in out and "Traceback" not in out
     helpers = faults["helpers_at_stop"]
-    assert len(helpers) == 4 and not any(alive(pid) for pid in helpers)
+    assert len(helpers) == 3 and not any(alive(pid) for pid in helpers)  # no evaluator
 
 
 def test_three_commands_and_the_replay_server_gone(tmp_path):
@@ -252,6 +280,8 @@ def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_
         assert code == 1 and f"no replay server answered at {nobody}" in err, command
     code, err = refused("evaluator", "--replay-server", "localhost")
     assert code == 2 and "expected HOST:PORT" in err
+    code, err = refused("train", "--root-dir", tmp_path / "one", "--evaluate-in-learner")
+    assert code == 2 and "--evaluate-in-learner goes with --actors K" in err
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
