@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The server's options (shared with `imagine-tf serve`)."""
+def _add_model_and_server(parser: argparse.ArgumentParser) -> None:
+    """The model, the addresses (gRPC, REST), message sizes and threads."""
     parser.add_argument("--model_base_path", "--model-base-path", required=True)
     parser.add_argument("--model_name", "--model-name", default="reward")
     parser.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default) or 0.0.0.0")
@@ -47,6 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0,
         help="ops run at once (0: one per core), as TF Serving's flag",
     )
+
+
+def _add_batching(parser: argparse.ArgumentParser) -> None:
+    """Server-side batching, a group of its own in --help."""
     batching = parser.add_argument_group("server-side batching (TF Serving's batching parameters)")
     batching.add_argument(
         "--enable_batching",
@@ -82,6 +86,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=64,
         help="queue bound in batches; beyond it requests get UNAVAILABLE",
     )
+
+
+def _add_versions_and_tls(parser: argparse.ArgumentParser) -> None:
+    """Served versions and their labels, polling, shutdown grace and TLS."""
     parser.add_argument(
         "--num_versions",
         "--num-versions",
@@ -99,3 +107,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grace_seconds", "--grace-seconds", type=float, default=10.0)
     parser.add_argument("--tls_cert", "--tls-cert", help="PEM certificate chain (with --tls_key)")
     parser.add_argument("--tls_key", "--tls-key", help="PEM private key")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server's options (shared with `imagine-tf serve`)."""
+    _add_model_and_server(parser)
+    _add_batching(parser)
+    _add_versions_and_tls(parser)

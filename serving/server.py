@@ -217,9 +217,9 @@ def parse_version_labels(text: str) -> dict[str, int]:
     return labels
 
 
-def serve(args: argparse.Namespace) -> int:
-    """Runs until SIGTERM / SIGINT; returns the exit status."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+def _tls_and_batching(args: argparse.Namespace) -> tuple:
+    """(TLS (certificate, key) bytes or None, `BatchingOptions` or None) of the options;
+    SystemExit for a bad version count, half a TLS pair or bad batching parameters."""
     if args.num_versions < 1:
         raise SystemExit(f"--num_versions must be at least 1, got {args.num_versions}")
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -236,6 +236,13 @@ def serve(args: argparse.Namespace) -> int:
             )
         except ValueError as error:
             raise SystemExit(str(error)) from None
+    return tls, batching
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Runs until SIGTERM / SIGINT; returns the exit status."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    tls, batching = _tls_and_batching(args)
     process = ServingProcess(
         args.model_base_path,
         args.model_name,

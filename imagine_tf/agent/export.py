@@ -111,6 +111,50 @@ def environment_policy(
     )
 
 
+def _act_function(
+    policy: actor_policy.ActorPolicy, encoder, state_dim: int
+) -> tf.types.experimental.GenericFunction:
+    """The ``act`` signature: goals string [B] and states float32 [B, D] -> {"action": [B, A]}
+    (the greedy action of ``policy``; B must agree)."""
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([None], tf.string, name="goals"),
+            tf.TensorSpec([None, state_dim], tf.float32, name="states"),
+        ]
+    )
+    def act(goals, states):
+        batch = tf.shape(states)[0]
+        same_batch = tf.debugging.Assert(
+            tf.equal(tf.shape(goals)[0], batch),
+            ["goals and states must have the same batch size; got", tf.shape(goals)[0], batch],
+        )
+        with tf.control_dependencies([same_batch]):
+            tokens = tf.cast(encoder.tokenize(goals), tf.int32)
+        time_step = ts.TimeStep(
+            step_type=tf.fill([batch], ts.StepType.MID),
+            reward=tf.zeros([batch]),
+            discount=tf.ones([batch]),
+            observation={"state": states, "goal": tokens},
+        )
+        return {"action": policy.action(time_step).action}
+
+    return act
+
+
+def _metadata_variables(actor_network: ActorNetwork, vocabulary: Vocabulary) -> dict:
+    """The int64 scalars saved with the policy: objects, goal words, vocabulary, cached goals."""
+    return {
+        name: tf.Variable(value, dtype=tf.int64, trainable=False, name=name)
+        for name, value in (
+            ("num_objects", num_objects_of(actor_network.input_tensor_spec["state"])),
+            ("max_goal_words", vocabulary.max_length),
+            ("vocabulary_size", len(vocabulary)),
+            ("cached_goals", len(grammar_goals(vocabulary))),
+        )
+    }
+
+
 def export_policy(
     actor_network: ActorNetwork,
     model_base_path: str | os.PathLike,
@@ -139,37 +183,8 @@ def export_policy(
     encoder = actor_network.encoder
     state_dim = int(actor_network.input_tensor_spec["state"].shape[-1])
 
-    @tf.function(
-        input_signature=[
-            tf.TensorSpec([None], tf.string, name="goals"),
-            tf.TensorSpec([None, state_dim], tf.float32, name="states"),
-        ]
-    )
-    def act(goals, states):
-        batch = tf.shape(states)[0]
-        same_batch = tf.debugging.Assert(
-            tf.equal(tf.shape(goals)[0], batch),
-            ["goals and states must have the same batch size; got", tf.shape(goals)[0], batch],
-        )
-        with tf.control_dependencies([same_batch]):
-            tokens = tf.cast(encoder.tokenize(goals), tf.int32)
-        time_step = ts.TimeStep(
-            step_type=tf.fill([batch], ts.StepType.MID),
-            reward=tf.zeros([batch]),
-            discount=tf.ones([batch]),
-            observation={"state": states, "goal": tokens},
-        )
-        return {"action": policy.action(time_step).action}
-
-    metadata = {
-        name: tf.Variable(value, dtype=tf.int64, trainable=False, name=name)
-        for name, value in (
-            ("num_objects", num_objects_of(actor_network.input_tensor_spec["state"])),
-            ("max_goal_words", vocabulary.max_length),
-            ("vocabulary_size", len(vocabulary)),
-            ("cached_goals", len(grammar_goals(vocabulary))),
-        )
-    }
+    act = _act_function(policy, encoder, state_dim)
+    metadata = _metadata_variables(actor_network, vocabulary)
     saver = policy_saver.PolicySaver(
         policy, batch_size=None, train_step=train_step, metadata=metadata
     )

@@ -52,19 +52,9 @@ def row_key(row: dict) -> tuple:
     return row["run"], experiment, row.get("evaluated_at_epoch") if evaluated else "in training"
 
 
-def run_rows(root_dir: str | os.PathLike) -> list[dict]:
-    """The table rows of one run directory: one per evaluation at the run's N
-    (``evaluations/epoch_EEEE.json``, and ``eval.json`` for runs evaluated before those were
-    kept), by epoch; the last in-training evaluation if it has none. A FileNotFoundError if the
-    directory holds no run."""
-    root = pathlib.Path(root_dir)
-    if not (root / run_layout.CONFIG_JSON).exists() or not (root / run_layout.PROGRESS).exists():
-        raise FileNotFoundError(
-            f"{root} is not a training run (no config.json / progress.jsonl): "
-            "give directories made by `imagine-tf train`."
-        )
-    config = json.loads((root / run_layout.CONFIG_JSON).read_text())
-    logs = run_logs(root)
+def _run_columns(root: pathlib.Path, config: dict, logs: list[dict]) -> dict:
+    """The columns every row of a run shares: its name, `EXPERIMENT_FIELDS`, how far it went,
+    its wall time, its actor processes and, for a fork, where it was forked from."""
     last = logs[-1] if logs else {}
     row = {
         "run": root.name,
@@ -84,6 +74,12 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
     if (root / run_layout.FORK).exists():
         fork = json.loads((root / run_layout.FORK).read_text())
         row["forked_from"] = {key: fork[key] for key in ("source", "epoch", "changed")}
+    return row
+
+
+def _kept_evaluations(root: pathlib.Path) -> dict[int, dict]:
+    """{epoch: evaluation} of the run's evaluations at its N (``eval.json`` and
+    ``evaluations/epoch_EEEE.json``, the latter winning)."""
     evaluations = {}
     at_other_n = re.compile(r"epoch_\d+_n\d+")  # evaluations at another N are not rows
     kept = sorted((root / run_layout.EVALUATIONS).glob("epoch_*.json"))
@@ -91,6 +87,25 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
         if path.exists() and not at_other_n.fullmatch(path.stem):
             evaluation = json.loads(path.read_text())
             evaluations[evaluation["epoch"]] = evaluation  # the kept file wins over eval.json
+    return evaluations
+
+
+def run_rows(root_dir: str | os.PathLike) -> list[dict]:
+    """The table rows of one run directory: one per evaluation at the run's N
+    (``evaluations/epoch_EEEE.json``, and ``eval.json`` for runs evaluated before those were
+    kept), by epoch; the last in-training evaluation if it has none. A FileNotFoundError if the
+    directory holds no run."""
+    root = pathlib.Path(root_dir)
+    if not (root / run_layout.CONFIG_JSON).exists() or not (root / run_layout.PROGRESS).exists():
+        raise FileNotFoundError(
+            f"{root} is not a training run (no config.json / progress.jsonl): "
+            "give directories made by `imagine-tf train`."
+        )
+    config = json.loads((root / run_layout.CONFIG_JSON).read_text())
+    logs = run_logs(root)
+    last = logs[-1] if logs else {}
+    row = _run_columns(root, config, logs)
+    evaluations = _kept_evaluations(root)
     if not evaluations:
         if not logs:
             return [row]

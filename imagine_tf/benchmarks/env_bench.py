@@ -139,15 +139,9 @@ def _final_states(num_states: int, seed: int = 0) -> np.ndarray:
     return time_step.observation["state"]
 
 
-def run_env_benchmark(quick: bool = False) -> dict:
-    """Runs every measurement; returns a JSON-ready dict."""
-    repeats = 2 if quick else 5
-    steps = {1: 2_000 if quick else 20_000, 64: 64_000 if quick else 320_000}
-    steps[1024] = 51_200 if quick else 2_048_000
-    core = {b: _core_rate(b, steps[b], repeats) for b in BATCH_SIZES}
-    tf_env = {b: _env_rate(b, steps[b], repeats) for b in BATCH_SIZES}
-    gymnasium_vector = {b: _gymnasium_vector_rate(b, steps[b], repeats) for b in BATCH_SIZES}
-
+def _partner_and_oracle_rates(repeats: int) -> dict:
+    """The social partner's descriptions and the oracle's rewards of 1,024 final states:
+    ``{"partner": {...}, "oracle": {...}}``, states per second and speedups."""
     num_states = 1024
     states = _final_states(num_states)
     partner = SocialPartner()
@@ -156,22 +150,7 @@ def run_env_benchmark(quick: bool = False) -> dict:
     list_rate = _median_rate(lambda: partner.describe(states), num_states, repeats)
     oracle_rate = _median_rate(lambda: oracle.achieved_matrix(states, table), num_states, repeats)
     mean_descriptions = float(partner.describe_matrix(states).sum(axis=1).mean())
-
-    results = {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {
-            **machine_description(),
-            "cpu_count": os.cpu_count(),
-            "processor": platform.processor() or platform.machine(),
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-        },
-        "quick": quick,
-        "num_objects": 3,
-        "env_core_steps_per_s": {str(b): round(r[0]) for b, r in core.items()},
-        "env_core_steps_per_s_best_run": {str(b): round(r[1]) for b, r in core.items()},
-        "env_tf_agents_steps_per_s": {str(b): round(r) for b, r in tf_env.items()},
-        "env_gymnasium_vector_steps_per_s": {str(b): round(r) for b, r in gymnasium_vector.items()},
+    return {
         "partner": {
             "states": num_states,
             "mean_descriptions_per_state": round(mean_descriptions, 2),
@@ -191,6 +170,36 @@ def run_env_benchmark(quick: bool = False) -> dict:
                 oracle_rate * len(table) * REFERENCE["oracle_seconds_per_state_goal_pair"], 1
             ),
         },
+    }
+
+
+def run_env_benchmark(quick: bool = False) -> dict:
+    """Runs every measurement; returns a JSON-ready dict."""
+    repeats = 2 if quick else 5
+    steps = {1: 2_000 if quick else 20_000, 64: 64_000 if quick else 320_000}
+    steps[1024] = 51_200 if quick else 2_048_000
+    core = {b: _core_rate(b, steps[b], repeats) for b in BATCH_SIZES}
+    tf_env = {b: _env_rate(b, steps[b], repeats) for b in BATCH_SIZES}
+    gymnasium_vector = {b: _gymnasium_vector_rate(b, steps[b], repeats) for b in BATCH_SIZES}
+
+    partner_and_oracle = _partner_and_oracle_rates(repeats)
+
+    results = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {
+            **machine_description(),
+            "cpu_count": os.cpu_count(),
+            "processor": platform.processor() or platform.machine(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+        },
+        "quick": quick,
+        "num_objects": 3,
+        "env_core_steps_per_s": {str(b): round(r[0]) for b, r in core.items()},
+        "env_core_steps_per_s_best_run": {str(b): round(r[1]) for b, r in core.items()},
+        "env_tf_agents_steps_per_s": {str(b): round(r) for b, r in tf_env.items()},
+        "env_gymnasium_vector_steps_per_s": {str(b): round(r) for b, r in gymnasium_vector.items()},
+        **partner_and_oracle,
         "reference": {**REFERENCE, "conditions": REFERENCE_CONDITIONS},
         "targets": TARGETS,
     }

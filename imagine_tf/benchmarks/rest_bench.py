@@ -82,22 +82,15 @@ def rest_measures(
     }
 
 
-def mixed_soak(
-    base: str, framework: str, grpc_request, states_one: np.ndarray, clients: int, seconds: float
-) -> dict:
-    """``clients`` concurrent clients, half REST and half gRPC, for ``seconds``."""
+def _soak_loops(rest, grpc_call, stop: float, counts: dict, errors: list, lock) -> tuple:
+    """The soak's two client loops (REST and gRPC), each calling until ``stop``
+    (`time.perf_counter`) and counting, under ``lock``, its successes in ``counts`` and its
+    errors in ``errors``. ``rest``: (url, body); ``grpc_call``: (target, request)."""
     import grpc
     import requests
     from tensorflow_serving.apis import prediction_service_pb2_grpc
 
-    from imagine_tf_serving.launcher import launch
-
-    server, target = launch(
-        base, "--workers", "16", "--rest_api_port", "0", "--rest_framework", framework
-    )
-    url, body = f"{server.rest_url}/v1/models/reward:predict", _one_pair_body(states_one)
-    counts, errors = {"rest": 0, "grpc": 0}, []
-    lock, stop = threading.Lock(), time.perf_counter() + seconds
+    (url, body), (target, grpc_request) = rest, grpc_call
 
     def rest_loop():
         session = requests.Session()
@@ -121,6 +114,31 @@ def mixed_soak(
             except grpc.RpcError as error:
                 with lock:
                     errors.append(error.code().name)
+
+    return rest_loop, grpc_loop
+
+
+def mixed_soak(
+    base: str, framework: str, grpc_request, states_one: np.ndarray, clients: int, seconds: float
+) -> dict:
+    """``clients`` concurrent clients, half REST and half gRPC, for ``seconds``."""
+    # The clients' libraries (used by `_soak_loops`) before the server starts: a missing one
+    # fails with no server to stop.
+    import grpc  # noqa: F401
+    import requests  # noqa: F401
+    from tensorflow_serving.apis import prediction_service_pb2_grpc  # noqa: F401
+
+    from imagine_tf_serving.launcher import launch
+
+    server, target = launch(
+        base, "--workers", "16", "--rest_api_port", "0", "--rest_framework", framework
+    )
+    url, body = f"{server.rest_url}/v1/models/reward:predict", _one_pair_body(states_one)
+    counts, errors = {"rest": 0, "grpc": 0}, []
+    lock, stop = threading.Lock(), time.perf_counter() + seconds
+    rest_loop, grpc_loop = _soak_loops(
+        (url, body), (target, grpc_request), stop, counts, errors, lock
+    )
 
     try:
         rss_before = resident_mb(server.pid)

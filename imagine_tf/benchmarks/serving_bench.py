@@ -133,68 +133,88 @@ def _echo_floor(one, big, quick: bool) -> dict:
     }
 
 
-def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> dict:
+def _measure_server(target: str, path, server_pid: int, quick: bool, soak_seconds: float) -> dict:
+    """Against the running server: one pair's latency, batch 1024, the in-process calls of the
+    same requests, 16 concurrent clients and the soak (with the server's memory around it).
+    Returns the requests (``one``, ``big``, ``big_states``) with the measures."""
     import grpc
     from tensorflow_serving.apis import model_pb2, predict_pb2, prediction_service_pb2_grpc
 
-    from imagine_tf.reward.export import export_reward_model
-    from imagine_tf.language.vocabulary import Vocabulary
-    from imagine_tf.reward.network import RewardNetwork, example_inputs
-    from imagine_tf_serving.launcher import launch
-    from imagine_tf_serving.rest_server import FRAMEWORKS
     from imagine_tf_serving.signature_runner import LoadedSession
 
-    vocabulary = Vocabulary.default()
-    network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)
-    network(example_inputs(3, vocabulary.max_length))
-    with tempfile.TemporaryDirectory() as base:
-        path = export_reward_model(network, base, {"benchmark": True}, max_num_objects=3)
-        server, target = launch(base, "--workers", "16")
-        try:
-            stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
-            rng = np.random.default_rng(0)
-            one = _request(
-                ["Grasp red cat"],
-                rng.uniform(-1, 1, (1, 240)).astype(np.float32),
-                predict_pb2,
-                model_pb2,
-            )
-            big_states = rng.uniform(-1, 1, (1024, 240)).astype(np.float32)
-            big = _request(["Grasp red cat"] * 1024, big_states, predict_pb2, model_pb2)
-            calls = 200 if quick else 1000
-            latency = timed(lambda: stub.Predict(one, timeout=10), calls, 50) * 1e3
-            big_times = timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
-            model = tf.saved_model.load(str(path)).signatures["score"]
-            local_one = dict(
-                goals=tf.constant(["Grasp red cat"]),
-                states=tf.constant(tf.make_ndarray(one.inputs["states"])),
-            )
-            local_big = dict(
-                goals=tf.constant(["Grasp red cat"] * 1024), states=tf.constant(big_states)
-            )
-            local_one_times = timed(lambda: model(**local_one), calls, 50)
-            local_big_times = timed(lambda: model(**local_big), 20 if quick else 100, 5)
-            runner = LoadedSession(path).signatures["score"]
-            session_one = {k: v.numpy() for k, v in local_one.items()}
-            session_big = {k: v.numpy() for k, v in local_big.items()}
-            session_one_times = timed(lambda: runner.run(session_one), calls, 50)
-            session_big_times = timed(lambda: runner.run(session_big), 20 if quick else 100, 5)
-            concurrent = _concurrent(target, 16, 5 if quick else 15, one)
-            rss_before = resident_mb(server.pid)
-            soak = _concurrent(target, 64, soak_seconds, one)
-            rss_after = resident_mb(server.pid)
-        finally:
-            server.terminate()
-            exit_status = server.wait(timeout=60)
-        floor = _echo_floor(one, big, quick)
-        batched = _with_batching(base, one, quick)
-        one_state = tf.make_ndarray(one.inputs["states"])
-        rest = {
-            framework: rest_measures(base, framework, one_state, big_states, quick)
-            for framework in FRAMEWORKS
-        }
-        fastest = max(FRAMEWORKS, key=lambda f: rest[f]["batch_1024_columnar"]["pairs_per_s"])
-        mixed = mixed_soak(base, fastest, one, one_state, 64, soak_seconds)
+    stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
+    rng = np.random.default_rng(0)
+    one = _request(
+        ["Grasp red cat"],
+        rng.uniform(-1, 1, (1, 240)).astype(np.float32),
+        predict_pb2,
+        model_pb2,
+    )
+    big_states = rng.uniform(-1, 1, (1024, 240)).astype(np.float32)
+    big = _request(["Grasp red cat"] * 1024, big_states, predict_pb2, model_pb2)
+    calls = 200 if quick else 1000
+    latency = timed(lambda: stub.Predict(one, timeout=10), calls, 50) * 1e3
+    big_times = timed(lambda: stub.Predict(big, timeout=30), 20 if quick else 100, 5)
+    model = tf.saved_model.load(str(path)).signatures["score"]
+    local_one = dict(
+        goals=tf.constant(["Grasp red cat"]),
+        states=tf.constant(tf.make_ndarray(one.inputs["states"])),
+    )
+    local_big = dict(goals=tf.constant(["Grasp red cat"] * 1024), states=tf.constant(big_states))
+    local_one_times = timed(lambda: model(**local_one), calls, 50)
+    local_big_times = timed(lambda: model(**local_big), 20 if quick else 100, 5)
+    runner = LoadedSession(path).signatures["score"]
+    session_one = {k: v.numpy() for k, v in local_one.items()}
+    session_big = {k: v.numpy() for k, v in local_big.items()}
+    session_one_times = timed(lambda: runner.run(session_one), calls, 50)
+    session_big_times = timed(lambda: runner.run(session_big), 20 if quick else 100, 5)
+    concurrent = _concurrent(target, 16, 5 if quick else 15, one)
+    rss_before = resident_mb(server_pid)
+    soak = _concurrent(target, 64, soak_seconds, one)
+    rss_after = resident_mb(server_pid)
+    return dict(
+        one=one,
+        big=big,
+        big_states=big_states,
+        calls=calls,
+        latency=latency,
+        big_times=big_times,
+        local_one_times=local_one_times,
+        local_big_times=local_big_times,
+        session_one_times=session_one_times,
+        session_big_times=session_big_times,
+        concurrent=concurrent,
+        rss_before=rss_before,
+        soak=soak,
+        rss_after=rss_after,
+    )
+
+
+def _in_process_ratios(measured: dict) -> dict:
+    """gRPC over in-process call time at batch 1 and 1024, with the in-process times."""
+    latency, big_times = measured["latency"], measured["big_times"]
+    local_one_times, local_big_times = measured["local_one_times"], measured["local_big_times"]
+    session_one_times = measured["session_one_times"]
+    session_big_times = measured["session_big_times"]
+    return {
+        "batch_1": round(float(np.median(latency / 1e3) / np.median(local_one_times)), 2),
+        "batch_1024": round(float(np.median(big_times) / np.median(local_big_times)), 3),
+        "in_process_ms": {
+            "batch_1": round(float(np.median(local_one_times)) * 1e3, 3),
+            "batch_1024": round(float(np.median(local_big_times)) * 1e3, 2),
+        },
+        "in_process_session_ms": {
+            "batch_1": round(float(np.median(session_one_times)) * 1e3, 3),
+            "batch_1024": round(float(np.median(session_big_times)) * 1e3, 2),
+        },
+    }
+
+
+def _serving_record(measured: dict, others: dict) -> dict:
+    """The benchmark's record from `_measure_server`'s measures and ``others``: the server's
+    exit status, the gRPC floor, batching, REST, its fastest framework and the mixed soak."""
+    latency, big_times = measured["latency"], measured["big_times"]
+    concurrent, soak = measured["concurrent"], measured["soak"]
     p50, p99 = np.percentile(latency, [50, 99])
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -207,7 +227,7 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
         "one_pair": {
             "server_flags": "batching off",
             "clients": 1,
-            "calls": calls,
+            "calls": measured["calls"],
             "p50_ms": round(p50, 3),
             "p99_ms": round(p99, 3),
             "max_ms": round(float(latency.max()), 3),
@@ -224,28 +244,62 @@ def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> di
             **concurrent,
             "pairs_per_s": concurrent["requests_per_s"],
         },
-        "ratio_grpc_to_in_process": {
-            "batch_1": round(float(np.median(latency / 1e3) / np.median(local_one_times)), 2),
-            "batch_1024": round(float(np.median(big_times) / np.median(local_big_times)), 3),
-            "in_process_ms": {
-                "batch_1": round(float(np.median(local_one_times)) * 1e3, 3),
-                "batch_1024": round(float(np.median(local_big_times)) * 1e3, 2),
-            },
-            "in_process_session_ms": {
-                "batch_1": round(float(np.median(session_one_times)) * 1e3, 3),
-                "batch_1024": round(float(np.median(session_big_times)) * 1e3, 2),
-            },
-        },
-        "grpc_floor_empty_response_ms": floor,
-        "with_server_side_batching": batched,
+        "ratio_grpc_to_in_process": _in_process_ratios(measured),
+        "grpc_floor_empty_response_ms": others["floor"],
+        "with_server_side_batching": others["batched"],
         "soak": {
             **soak,
-            "server_rss_mb_before": round(rss_before, 1),
-            "server_rss_mb_after": round(rss_after, 1),
+            "server_rss_mb_before": round(measured["rss_before"], 1),
+            "server_rss_mb_after": round(measured["rss_after"], 1),
         },
-        "server_exit_status_after_sigterm": exit_status,
-        "rest": rest,
-        "rest_fastest_framework_at_batch_1024": fastest,
-        "soak_mixed_rest_and_grpc": mixed,
+        "server_exit_status_after_sigterm": others["exit_status"],
+        "rest": others["rest"],
+        "rest_fastest_framework_at_batch_1024": others["fastest"],
+        "soak_mixed_rest_and_grpc": others["mixed"],
         "targets": TARGETS,
     }
+
+
+def run_serving_benchmark(soak_seconds: float = 60.0, quick: bool = False) -> dict:
+    # The client's libraries first: a missing one fails before the export (used by helpers).
+    import grpc  # noqa: F401
+    from tensorflow_serving.apis import model_pb2, predict_pb2  # noqa: F401
+    from tensorflow_serving.apis import prediction_service_pb2_grpc  # noqa: F401
+
+    from imagine_tf.reward.export import export_reward_model
+    from imagine_tf.language.vocabulary import Vocabulary
+    from imagine_tf.reward.network import RewardNetwork, example_inputs
+    from imagine_tf_serving.launcher import launch
+    from imagine_tf_serving.rest_server import FRAMEWORKS
+    from imagine_tf_serving.signature_runner import LoadedSession  # noqa: F401
+
+    vocabulary = Vocabulary.default()
+    network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length, 3)
+    network(example_inputs(3, vocabulary.max_length))
+    with tempfile.TemporaryDirectory() as base:
+        path = export_reward_model(network, base, {"benchmark": True}, max_num_objects=3)
+        server, target = launch(base, "--workers", "16")
+        try:
+            measured = _measure_server(target, path, server.pid, quick, soak_seconds)
+        finally:
+            server.terminate()
+            exit_status = server.wait(timeout=60)
+        one, big, big_states = measured["one"], measured["big"], measured["big_states"]
+        floor = _echo_floor(one, big, quick)
+        batched = _with_batching(base, one, quick)
+        one_state = tf.make_ndarray(one.inputs["states"])
+        rest = {
+            framework: rest_measures(base, framework, one_state, big_states, quick)
+            for framework in FRAMEWORKS
+        }
+        fastest = max(FRAMEWORKS, key=lambda f: rest[f]["batch_1024_columnar"]["pairs_per_s"])
+        mixed = mixed_soak(base, fastest, one, one_state, 64, soak_seconds)
+    others = dict(
+        exit_status=exit_status,
+        floor=floor,
+        batched=batched,
+        rest=rest,
+        fastest=fastest,
+        mixed=mixed,
+    )
+    return _serving_record(measured, others)

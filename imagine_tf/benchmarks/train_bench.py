@@ -94,6 +94,30 @@ def _collection_steps_per_second(learner, batch_size: int, repeats: int = 3) -> 
     return repeats * batch_size * actor.env.config.episode_length / (time.perf_counter() - start)
 
 
+def _machine(matmul_speedup: float) -> dict:
+    """The machine's description, with the bfloat16 matmul speedup "auto" would see."""
+    return {
+        **machine_description(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "tensorflow": tf.__version__,
+        "bfloat16_matmul_speedup": round(matmul_speedup, 2),  # compute_dtype "auto"'s probe
+    }
+
+
+def _recorded_config(config: TrainConfig, episodes: int) -> dict:
+    """The configuration the record shows: an epoch's size and the update's settings."""
+    return {
+        "cycles_per_epoch": config.cycles_per_epoch,
+        "episodes_per_epoch": episodes,
+        "updates_per_epoch": config.cycles_per_epoch * config.updates_per_cycle,
+        "batch_size": config.batch_size,
+        "num_candidates": config.num_candidates,
+        "compute_dtype": config.compute_dtype,
+        "reward_patience": config.reward_patience,
+    }
+
+
 def run_train_benchmark(
     quick: bool = False, compute_dtype: str = "float32", reward_patience: int = 15
 ) -> dict:
@@ -124,22 +148,8 @@ def run_train_benchmark(
     }
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {
-            **machine_description(),
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "tensorflow": tf.__version__,
-            "bfloat16_matmul_speedup": round(matmul_speedup, 2),  # compute_dtype "auto"'s probe
-        },
-        "config": {
-            "cycles_per_epoch": cycles,
-            "episodes_per_epoch": episodes,
-            "updates_per_epoch": cycles * config.updates_per_cycle,
-            "batch_size": config.batch_size,
-            "num_candidates": config.num_candidates,
-            "compute_dtype": config.compute_dtype,
-            "reward_patience": config.reward_patience,
-        },
+        "machine": _machine(matmul_speedup),
+        "config": _recorded_config(config, episodes),
         "warm_up_epoch": warm_up,
         "epoch": epoch,
         "epoch_seconds": sum(v for k, v in epoch.items() if k.startswith("seconds_")),

@@ -13,40 +13,15 @@ def _experiment_command(args: argparse.Namespace) -> int:
     from imagine_tf.experiments.cells import grid
     from imagine_tf.experiments.report import write_report
     from imagine_tf.experiments.runner import GridRunner
-    from imagine_tf.experiments.spec import experiment_path, load_experiment, repository_root
 
     if args.parallel < 1:
         raise UsageError(f"--parallel must be >= 1, got {args.parallel}.")
-    try:
-        repository = repository_root()
-        path = experiment_path(args.name, repository)
-        spec = load_experiment(path)
-    except (FileNotFoundError, ValueError) as error:
-        raise UsageError(str(error)) from None
-    if args.seeds is not None:
-        if args.seeds < 1:
-            raise UsageError(f"--seeds must be >= 1, got {args.seeds}.")
-        import dataclasses
-
-        spec = dataclasses.replace(spec, seeds=args.seeds)
+    repository, path, spec = _load_spec(args)
     root = pathlib.Path(args.root_dir or repository / "runs" / "experiments" / spec.name).resolve()
     cells = grid(spec, root, repository)
     out_dir = pathlib.Path(args.out_dir or repository / "docs" / "results" / "experiments")
     if args.restate:
-        from imagine_tf.experiments.report import restate
-
-        record_path = out_dir / f"{spec.name}.json"
-        if not record_path.exists():
-            raise UsageError(
-                f"--restate rewrites {record_path}, which does not exist: report the grid "
-                f"first (imagine-tf experiment {spec.name} --report)."
-            )
-        try:
-            record = restate(spec, record_path, repository)
-        except ValueError as error:
-            raise UsageError(f"{record_path}: {error}") from None
-        _print_claims(record, out_dir / spec.name)
-        return 0
+        return _restate(spec, out_dir, repository)
     if args.list:
         for cell in cells:
             print(f"{cell.name:<24s} {cell.state():<22s} {cell.directory}")
@@ -68,6 +43,44 @@ def _experiment_command(args: argparse.Namespace) -> int:
     record = write_report(spec, cells, out_dir, repository, path)
     finished = sum(len(c["seeds"]) for c in record["configurations"].values())
     print(f"{finished} of {len(cells)} cells reported")
+    _print_claims(record, out_dir / spec.name)
+    return 0
+
+
+def _load_spec(args: argparse.Namespace) -> tuple:
+    """(repository, the experiment's file, its spec with --seeds applied); UsageError for an
+    unknown or bad experiment or a bad --seeds."""
+    from imagine_tf.experiments.spec import experiment_path, load_experiment, repository_root
+
+    try:
+        repository = repository_root()
+        path = experiment_path(args.name, repository)
+        spec = load_experiment(path)
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    if args.seeds is not None:
+        if args.seeds < 1:
+            raise UsageError(f"--seeds must be >= 1, got {args.seeds}.")
+        import dataclasses
+
+        spec = dataclasses.replace(spec, seeds=args.seeds)
+    return repository, path, spec
+
+
+def _restate(spec, out_dir: pathlib.Path, repository: pathlib.Path) -> int:
+    """--restate: recomputes the statistics of the experiment's record in ``out_dir``."""
+    from imagine_tf.experiments.report import restate
+
+    record_path = out_dir / f"{spec.name}.json"
+    if not record_path.exists():
+        raise UsageError(
+            f"--restate rewrites {record_path}, which does not exist: report the grid "
+            f"first (imagine-tf experiment {spec.name} --report)."
+        )
+    try:
+        record = restate(spec, record_path, repository)
+    except ValueError as error:
+        raise UsageError(f"{record_path}: {error}") from None
     _print_claims(record, out_dir / spec.name)
     return 0
 

@@ -164,27 +164,8 @@ TRAIN_EXAMPLES = """examples:
   imagine-tf train --fork-from runs/ma_s0 --gin-file configs/agent/ma_final_goal.gin --root-dir runs/fork"""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="imagine-tf",
-        description="IMAGINE and Deep Sets agents in the Playground: train, evaluate, serve, "
-        "reproduce the papers' experiments.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    from imagine_tf import __version__
-
-    parser.add_argument("--version", action="version", version=f"imagine-tf {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    goal_commands.add_commands(commands)
-    experiment_commands.add_commands(commands)
-    serving_commands.add_commands(commands)
-
-    world_commands.add_commands(commands)
-    supervised_commands.add_commands(commands)
-    tune_commands.add_commands(commands)
-
+def _add_train_parser(commands) -> None:
+    """`imagine-tf train`."""
     train_parser = commands.add_parser(
         "train",
         help="IMAGINE co-training: DDPG + learned reward (resumes)",
@@ -227,8 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_gin_flags(train_parser)
     train_parser.set_defaults(run=distributed_commands.reported_errors(_train_command))
-    distributed_commands.add_commands(commands)
 
+
+def _add_eval_parser(commands) -> None:
+    """`imagine-tf eval`."""
     evaluate = commands.add_parser(
         "eval", help="success rate per goal of a trained run -> eval.json"
     )
@@ -238,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seed", type=int, default=12345)
     evaluate.set_defaults(run=_eval_command)
 
+
+def _add_report_parser(commands) -> None:
+    """`imagine-tf report`."""
     report = commands.add_parser("report", help="success-rate table of runs -> JSON")
     report.add_argument(
         "root_dirs", nargs="+", help="run directories (a row per `imagine-tf eval` of each)"
@@ -250,6 +236,32 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--plot", help="write the runs' learning curves side by side (PNG)")
     report.set_defaults(run=_report_command)
 
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="imagine-tf",
+        description="IMAGINE and Deep Sets agents in the Playground: train, evaluate, serve, "
+        "reproduce the papers' experiments.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from imagine_tf import __version__
+
+    parser.add_argument("--version", action="version", version=f"imagine-tf {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    goal_commands.add_commands(commands)
+    experiment_commands.add_commands(commands)
+    serving_commands.add_commands(commands)
+
+    world_commands.add_commands(commands)
+    supervised_commands.add_commands(commands)
+    tune_commands.add_commands(commands)
+
+    _add_train_parser(commands)
+    distributed_commands.add_commands(commands)
+    _add_eval_parser(commands)
+    _add_report_parser(commands)
     bench_commands.add_commands(commands)
     return parser
 

@@ -21,11 +21,10 @@ def _serve_command(args: argparse.Namespace) -> int:
     return serve(args)
 
 
-def _score_command(args: argparse.Namespace) -> int:
-    import grpc
+def _score_inputs(args: argparse.Namespace) -> tuple:
+    """(goals [B], states float32 [B, D]) of `imagine-tf score`: --state-file's states and one
+    goal per state; UsageError for an unreadable file, a bad shape or a goal count."""
     import numpy as np
-
-    from imagine_tf_serving.client import RewardClient
 
     try:
         states = np.load(args.state_file)
@@ -41,6 +40,38 @@ def _score_command(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{len(args.goal)} goals for {len(states)} states: give one goal, or one per state."
         )
+    return goals, states
+
+
+def _print_scores(args: argparse.Namespace, goals: list[str], result: dict) -> None:
+    """Prints each goal's probability, reward and per-object probabilities (--json: as JSON)."""
+    rows = [
+        {
+            "goal": goal,
+            "probability": float(p),
+            "reward": bool(r),
+            "module_probabilities": [round(float(m), 4) for m in modules],
+        }
+        for goal, p, r, modules in zip(
+            goals, result["probability"], result["reward"], result["module_probabilities"]
+        )
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for row in rows:
+            print(
+                f"{row['goal']}: P = {row['probability']:.3f} -> reward {row['reward']} "
+                f"(per object {row['module_probabilities']})"
+            )
+
+
+def _score_command(args: argparse.Namespace) -> int:
+    import grpc
+
+    from imagine_tf_serving.client import RewardClient
+
+    goals, states = _score_inputs(args)
     if args.rest:
         from imagine_tf_serving.rest_client import RestError, RestRewardClient
 
@@ -71,25 +102,7 @@ def _score_command(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"the server at {args.server} answered {error.code().name}: {error.details()}"
             ) from None
-    rows = [
-        {
-            "goal": goal,
-            "probability": float(p),
-            "reward": bool(r),
-            "module_probabilities": [round(float(m), 4) for m in modules],
-        }
-        for goal, p, r, modules in zip(
-            goals, result["probability"], result["reward"], result["module_probabilities"]
-        )
-    ]
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        for row in rows:
-            print(
-                f"{row['goal']}: P = {row['probability']:.3f} -> reward {row['reward']} "
-                f"(per object {row['module_probabilities']})"
-            )
+    _print_scores(args, goals, result)
     return 0
 
 

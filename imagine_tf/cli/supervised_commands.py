@@ -185,10 +185,8 @@ def _reward_report_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands) -> None:
-    """Adds `reward ...` and `dataset build` to the `imagine-tf` subcommands."""
-    reward = commands.add_parser("reward", help="the learned reward model")
-    reward_commands = reward.add_subparsers(dest="reward_command", required=True)
+def _add_pretrain_or_parser(reward_commands) -> None:
+    """`imagine-tf reward pretrain-or`."""
     pretrain = reward_commands.add_parser(
         "pretrain-or", help="pretrain the frozen OR networks (cached; skips existing ones)"
     )
@@ -201,6 +199,9 @@ def add_commands(commands) -> None:
     pretrain.add_argument("--force", action="store_true", help="retrain existing nets")
     pretrain.set_defaults(run=_pretrain_or_command)
 
+
+def _add_train_parser(reward_commands) -> None:
+    """`imagine-tf reward train`."""
     train = reward_commands.add_parser(
         "train", help="supervised training on the TFDS dataset (settings: RewardTrainConfig)"
     )
@@ -212,6 +213,9 @@ def add_commands(commands) -> None:
     add_gin_setting_flags(train, TRAIN_SETTINGS)
     train.set_defaults(run=_reward_train_command)
 
+
+def _add_study_parser(reward_commands) -> None:
+    """`imagine-tf reward study`."""
     study = reward_commands.add_parser(
         "study",
         help="multi-seed F1 study (resumable; settings: RewardTrainConfig, " "RewardStudyConfig)",
@@ -224,6 +228,9 @@ def add_commands(commands) -> None:
     add_gin_setting_flags(study, STUDY_SETTINGS)
     study.set_defaults(run=_reward_study_command)
 
+
+def _add_report_parser(reward_commands) -> None:
+    """`imagine-tf reward report`."""
     report = reward_commands.add_parser("report", help="F1 table, JSON and bar chart of a study")
     report.add_argument(
         "--root-dir",
@@ -246,8 +253,9 @@ def add_commands(commands) -> None:
     )
     report.set_defaults(run=_reward_report_command)
 
-    tune_commands.add_reward_parser(reward_commands, "tune")  # = `imagine-tf tune reward`
 
+def _add_dataset_parser(commands) -> None:
+    """`imagine-tf dataset build`."""
     dataset = commands.add_parser("dataset", help="the TFDS trajectory dataset")
     dataset_commands = dataset.add_subparsers(dest="dataset_command", required=True)
     build = dataset_commands.add_parser("build", help="build playground_trajectories")
@@ -262,3 +270,15 @@ def add_commands(commands) -> None:
         "(as tfds build --beam_pipeline_options)",
     )
     build.set_defaults(run=_dataset_build_command)
+
+
+def add_commands(commands) -> None:
+    """Adds `reward ...` and `dataset build` to the `imagine-tf` subcommands."""
+    reward = commands.add_parser("reward", help="the learned reward model")
+    reward_commands = reward.add_subparsers(dest="reward_command", required=True)
+    _add_pretrain_or_parser(reward_commands)
+    _add_train_parser(reward_commands)
+    _add_study_parser(reward_commands)
+    _add_report_parser(reward_commands)
+    tune_commands.add_reward_parser(reward_commands, "tune")  # = `imagine-tf tune reward`
+    _add_dataset_parser(commands)

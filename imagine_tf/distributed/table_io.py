@@ -152,14 +152,7 @@ class ItemWriter:
           ValueError: if the server is not a Reverb server.
           RuntimeError: Reverb's other errors, e.g. "Priority table x was not found".
         """
-        layout = tuple((array.dtype.str, array.shape) for array in flat)
-        if self._writer is None or layout != self._layout:
-            self.close()
-            self._writer = self._client.trajectory_writer(
-                num_keep_alive_refs=1, validate_items=False
-            )
-            self._layout = layout
-        writer = self._writer
+        writer = self._writer_for(flat)
         writer.append(flat)
         writer.create_item(self._table, priority, [column[-1] for column in writer.history])
         start = time.monotonic()
@@ -188,6 +181,18 @@ class ItemWriter:
             except ReplayServerUnavailable:
                 self.close()
                 raise
+
+    def _writer_for(self, flat: list[np.ndarray]) -> reverb.TrajectoryWriter:
+        """The open writer, or a new one if there is none or the item's dtypes and shapes
+        changed (a writer's columns keep their first item's)."""
+        layout = tuple((array.dtype.str, array.shape) for array in flat)
+        if self._writer is None or layout != self._layout:
+            self.close()
+            self._writer = self._client.trajectory_writer(
+                num_keep_alive_refs=1, validate_items=False
+            )
+            self._layout = layout
+        return self._writer
 
     def close(self) -> None:
         """Closes the Reverb writer (a pending insert is not withdrawn)."""

@@ -198,33 +198,10 @@ def generate_scenes(
     sampling = config.distractor_sampling
     uniform = rng.random((batch, num_objects, 6))
 
-    # 1. Types: object 0 carries the goal's attributes (an unnamed object to grow is an animal
-    # or a plant), object 1 of a relational goal the reference's, everything else is free.
-    codes = np.zeros((batch, num_objects), dtype=np.int64)
-    codes[:, 0] = np.where(
-        grow & (constraints.object_type < 0) & (constraints.category < 0),
-        _ANIMAL_OR_PLANT,
-        _type_code(constraints.object_type, constraints.category),
-    )
-    if any_pair:
-        reference = _type_code(constraints.reference_type, constraints.reference_category)
-        codes[:, 1] = np.where(relational, reference, 0)
-    cdf = _TYPE_CDFS[sampling][codes]  # [B, N, 32]
-    object_type = np.add.reduce(cdf <= uniform[..., _U_TYPE, None], axis=2, dtype=np.int64)
-    if any_pair:
-        # Object 1 of a grow goal: water for a plant, food or water (50/50) for an animal.
-        is_plant = ontology.IS_PLANT[object_type[:, 0]]
-        supply = np.where(
-            is_plant | (uniform[:, 1, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD
-        )
-        object_type[:, 1] = np.where(grow, supply, object_type[:, 1])
-
+    # 1. Types: object 0 carries the goal's attributes, object 1 the reference's or supply.
+    object_type = _draw_types(constraints, sampling, uniform, grow, relational, any_pair)
     # 2. Colours: the goal's (and the reference's) where named, else uniform.
-    colour = (uniform[..., _U_COLOUR] * ontology.NUM_COLOURS).astype(np.int64)
-    colour[:, 0] = np.where(constraints.colour >= 0, constraints.colour, colour[:, 0])
-    if any_pair:
-        named = relational & (constraints.reference_colour >= 0)
-        colour[:, 1] = np.where(named, constraints.reference_colour, colour[:, 1])
+    colour = _draw_colours(constraints, uniform, relational, any_pair)
     shade = (uniform[..., _U_SHADE] < 0.5).astype(np.int64)
     big = (uniform[..., _U_BIG] < 0.5).astype(np.int64)
 
@@ -246,6 +223,52 @@ def generate_scenes(
         size=size.astype(np.float32),
         position=position,
     )
+
+
+def _draw_types(
+    constraints: SceneConstraints,
+    sampling: DistractorSampling,
+    uniform: np.ndarray,
+    grow: np.ndarray,
+    relational: np.ndarray,
+    any_pair: bool,
+) -> np.ndarray:
+    """Object types int64 [B, N] from ``uniform`` [B, N, 6]: object 0 carries the goal's
+    attributes (an unnamed object to grow is an animal or a plant), object 1 of a relational
+    goal the reference's, everything else is free. ``grow``, ``relational``: bool [B] of the
+    goals' kinds; ``any_pair``: any of them."""
+    codes = np.zeros(uniform.shape[:2], dtype=np.int64)  # [B, N]
+    codes[:, 0] = np.where(
+        grow & (constraints.object_type < 0) & (constraints.category < 0),
+        _ANIMAL_OR_PLANT,
+        _type_code(constraints.object_type, constraints.category),
+    )
+    if any_pair:
+        reference = _type_code(constraints.reference_type, constraints.reference_category)
+        codes[:, 1] = np.where(relational, reference, 0)
+    cdf = _TYPE_CDFS[sampling][codes]  # [B, N, 32]
+    object_type = np.add.reduce(cdf <= uniform[..., _U_TYPE, None], axis=2, dtype=np.int64)
+    if any_pair:
+        # Object 1 of a grow goal: water for a plant, food or water (50/50) for an animal.
+        is_plant = ontology.IS_PLANT[object_type[:, 0]]
+        supply = np.where(
+            is_plant | (uniform[:, 1, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD
+        )
+        object_type[:, 1] = np.where(grow, supply, object_type[:, 1])
+    return object_type
+
+
+def _draw_colours(
+    constraints: SceneConstraints, uniform: np.ndarray, relational: np.ndarray, any_pair: bool
+) -> np.ndarray:
+    """Colour ids int64 [B, N] from ``uniform`` [B, N, 6]: the goal's (and the reference's,
+    ``relational`` bool [B]) where named, else uniform."""
+    colour = (uniform[..., _U_COLOUR] * ontology.NUM_COLOURS).astype(np.int64)
+    colour[:, 0] = np.where(constraints.colour >= 0, constraints.colour, colour[:, 0])
+    if any_pair:
+        named = relational & (constraints.reference_colour >= 0)
+        colour[:, 1] = np.where(named, constraints.reference_colour, colour[:, 1])
+    return colour
 
 
 @functools.lru_cache(maxsize=None)

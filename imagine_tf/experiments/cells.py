@@ -107,56 +107,9 @@ class Cell:
         """The commands still to run, in order (none when finished)."""
         extra = list(self.spec.configurations[self.label].get("args", []))
         if self.spec.kind in ("reward", "reward_study"):
-            if self.results_file().exists():
-                return []
-            if self.spec.kind == "reward_study":
-                return [
-                    CLI
-                    + [
-                        "reward",
-                        "study",
-                        "--root-dir",
-                        str(self.directory),
-                        "--seeds",
-                        str(self.seed),
-                        *self._gin_flags(),
-                        *extra,
-                    ]
-                ]
-            return [
-                CLI
-                + [
-                    "reward",
-                    "train",
-                    "--root-dir",
-                    str(self.directory),
-                    *self._gin_flags(),
-                    "--gin-binding",
-                    f"RewardTrainConfig.seed = {self.seed}",
-                    *extra,
-                ]
-            ]
+            return self._reward_commands(extra)
         if self._epochs_trained() < self.num_epochs:
-            # Only the training: which N are other than the run's own is known once it wrote
-            # its config.json (the runner asks again after each command).
-            fork = [] if self.source is None else ["--fork-from", str(self.source.directory)]
-            return [
-                CLI
-                + [
-                    "train",
-                    "--threads",
-                    "1",
-                    *fork,
-                    "--root-dir",
-                    str(self.directory),
-                    *self._gin_flags(),
-                    "--gin-binding",
-                    f"TrainConfig.seed = {self.seed}",
-                    "--num-epochs",
-                    str(self.num_epochs),
-                    *extra,
-                ]
-            ]
+            return self._train_commands(extra)
         return [
             CLI
             + [
@@ -169,6 +122,61 @@ class Cell:
             ]
             for num_objects, path in self._result_files()
             if not path.exists()
+        ]
+
+    def _reward_commands(self, extra: list[str]) -> list[list[str]]:
+        """A reward or reward_study cell's command still to run (none when finished)."""
+        if self.results_file().exists():
+            return []
+        if self.spec.kind == "reward_study":
+            return [
+                CLI
+                + [
+                    "reward",
+                    "study",
+                    "--root-dir",
+                    str(self.directory),
+                    "--seeds",
+                    str(self.seed),
+                    *self._gin_flags(),
+                    *extra,
+                ]
+            ]
+        return [
+            CLI
+            + [
+                "reward",
+                "train",
+                "--root-dir",
+                str(self.directory),
+                *self._gin_flags(),
+                "--gin-binding",
+                f"RewardTrainConfig.seed = {self.seed}",
+                *extra,
+            ]
+        ]
+
+    def _train_commands(self, extra: list[str]) -> list[list[str]]:
+        """The agent cell's `imagine-tf train` command (a fork's from its source cell)."""
+        # Only the training: which N are other than the run's own is known once it wrote
+        # its config.json (the runner asks again after each command).
+        fork = [] if self.source is None else ["--fork-from", str(self.source.directory)]
+        return [
+            CLI
+            + [
+                "train",
+                "--threads",
+                "1",
+                *fork,
+                "--root-dir",
+                str(self.directory),
+                *self._gin_flags(),
+                "--gin-binding",
+                f"TrainConfig.seed = {self.seed}",
+                "--num-epochs",
+                str(self.num_epochs),
+                *extra,
+            ]
         ]
 
     @functools.cached_property

@@ -92,9 +92,38 @@ def claims_table(tests: list[dict], with_n: bool = False) -> list[str]:
 
 def markdown(spec: ExperimentSpec, content: dict) -> str:
     """The report as markdown."""
-    names = list(spec.metrics)
     configurations = content["configurations"]
     lines = [f"# Experiment `{spec.name}`", "", spec.description, ""]
+    lines += _metric_tables(spec, content, configurations)
+    lines += _claim_tables(content)
+    if spec.eval_num_objects:
+        lines += _by_n_tables(spec, configurations)
+    if content.get("comparisons_by_num_objects"):
+        lines += ["", "Claims at each number of objects N at evaluation (in the family):", ""]
+        lines += claims_table(content["comparisons_by_num_objects"], with_n=True)
+    lines += paper_markdown(content.get("paper"))
+    if content.get("curve_comparisons"):
+        lines += [
+            "",
+            "During training (the per-epoch evaluation, one episode per goal; Welch's test at "
+            "each epoch, not adjusted: descriptive only):",
+            "",
+        ]
+        lines += [f"* {_dated(test, spec)}" for test in content["curve_comparisons"]]
+    if content.get("missing"):
+        lines += [
+            "",
+            f"Missing ({len(content['missing'])} cells not finished): "
+            + ", ".join(content["missing"]),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _metric_tables(spec: ExperimentSpec, content: dict, configurations: dict) -> list[str]:
+    """The metrics' mean ± std (with the paper's rows), their mean and IQM with bootstrap CIs,
+    and the training seconds per cell."""
+    names = list(spec.metrics)
+    lines = []
     lines += [
         "Mean ± std over seeds (std with ddof 1):",
         "",
@@ -130,6 +159,12 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
             "Training seconds per cell (as the cells measured them, one TensorFlow "
             f"thread each; mean ± std): {per_label}.",
         ]
+    return lines
+
+
+def _claim_tables(content: dict) -> list[str]:
+    """The family's claims and the described (not tested) other metrics of the same pairs."""
+    lines = []
     family = content.get("family", {})
     lines += [
         "",
@@ -159,27 +194,7 @@ def markdown(spec: ExperimentSpec, content: dict) -> str:
                 f"| {entry['a']} vs {entry['b']} | {entry['metric']} | {_difference(entry)} | "
                 f"{_improvement(entry)} |"
             )
-    if spec.eval_num_objects:
-        lines += _by_n_tables(spec, configurations)
-    if content.get("comparisons_by_num_objects"):
-        lines += ["", "Claims at each number of objects N at evaluation (in the family):", ""]
-        lines += claims_table(content["comparisons_by_num_objects"], with_n=True)
-    lines += paper_markdown(content.get("paper"))
-    if content.get("curve_comparisons"):
-        lines += [
-            "",
-            "During training (the per-epoch evaluation, one episode per goal; Welch's test at "
-            "each epoch, not adjusted: descriptive only):",
-            "",
-        ]
-        lines += [f"* {_dated(test, spec)}" for test in content["curve_comparisons"]]
-    if content.get("missing"):
-        lines += [
-            "",
-            f"Missing ({len(content['missing'])} cells not finished): "
-            + ", ".join(content["missing"]),
-        ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _by_n_tables(spec: ExperimentSpec, configurations: dict) -> list[str]:

@@ -147,14 +147,10 @@ def _grammar_goals() -> frozenset[str]:
     return frozenset(g.lower() for g in grammar.one_object_goals() + grammar.relational_goals())
 
 
-def _parse(sentence: str, lenient: bool = False) -> dict:
-    words = sentence.split()
-    if not words:
-        raise ValueError("An empty goal sentence cannot be parsed.")
-    verb_word = words[0].capitalize()
-    rest = [w.lower() for w in words[1:]]
+def _unreachable_row() -> dict:
+    """The columns of a goal never achieved: the Go verb with an empty zone, no attributes."""
     none_mask = np.ones(ontology.NUM_TYPES, dtype=bool)
-    row = dict(
+    return dict(
         verb=VERB_GO,
         colour=-1,
         object_type=-1,
@@ -167,6 +163,34 @@ def _parse(sentence: str, lenient: bool = False) -> dict:
         reference_category=-1,
         reference_name_mask=none_mask,
     )
+
+
+def _relational_columns(rest: list[str], at: int) -> dict:
+    """The columns of a relational goal whose words after the verb are ``rest``, the relation
+    word at position ``at``."""
+    colour, object_type, category, mask = _attributes(rest[:at])
+    ref_colour, ref_type, ref_category, ref_mask = _attributes(rest[at + 1 :])
+    return dict(
+        verb=VERB_RELATIONAL,
+        colour=colour,
+        object_type=object_type,
+        category=category,
+        name_mask=mask,
+        relation=RELATION_WORDS.index(rest[at]),
+        reference_colour=ref_colour,
+        reference_type=ref_type,
+        reference_category=ref_category,
+        reference_name_mask=ref_mask,
+    )
+
+
+def _parse(sentence: str, lenient: bool = False) -> dict:
+    words = sentence.split()
+    if not words:
+        raise ValueError("An empty goal sentence cannot be parsed.")
+    verb_word = words[0].capitalize()
+    rest = [w.lower() for w in words[1:]]
+    row = _unreachable_row()
     if verb_word == grammar.GO:
         canonical = " ".join([grammar.GO] + rest)
         if canonical in grammar.GO_ZONES:
@@ -186,21 +210,7 @@ def _parse(sentence: str, lenient: bool = False) -> dict:
     if relation_positions:
         if verb_word != grammar.GRASP:
             raise ValueError(f"Relational goals use the verb Grasp, got {sentence!r}.")
-        at = relation_positions[0]
-        colour, object_type, category, mask = _attributes(rest[:at])
-        ref_colour, ref_type, ref_category, ref_mask = _attributes(rest[at + 1 :])
-        row.update(
-            verb=VERB_RELATIONAL,
-            colour=colour,
-            object_type=object_type,
-            category=category,
-            name_mask=mask,
-            relation=RELATION_WORDS.index(rest[at]),
-            reference_colour=ref_colour,
-            reference_type=ref_type,
-            reference_category=ref_category,
-            reference_name_mask=ref_mask,
-        )
+        row.update(_relational_columns(rest, relation_positions[0]))
         return row
     colour, object_type, category, mask = _attributes(rest)
     row.update(

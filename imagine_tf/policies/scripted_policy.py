@@ -79,25 +79,10 @@ class ScriptedPolicy:
         # Which object to grasp, per goal family.
         matching = matching_objects(facts, self.table, goal_ids)  # [B, N]
         distance = np.linalg.norm(position - hand[:, None, :], axis=2)
-        living = ontology.IS_LIVING[facts.object_type]
         # Grow: a supply s feeding a matching living thing l; carry s onto l.
-        feeds = ontology.FEEDS[facts.object_type[:, None, :], facts.object_type[:, :, None]]
-        pairs = feeds & (matching & living)[:, :, None]  # [B, l, s]
-        has_pair = pairs.any(axis=(1, 2))
-        supply_ok = pairs.any(axis=1)  # [B, s]
-        supply = _nearest(supply_ok, distance)
-        carried = (held_index >= 0) & supply_ok[rows, np.maximum(held_index, 0)]
-        feeder = np.where(carried, held_index, supply)
-        recipient = _first(pairs[rows, :, np.maximum(feeder, 0)])
+        has_pair, feeder, recipient = _grow_pair(facts, matching, distance, held_index)
         # Relational: an object initially <rel> another object that matches the reference.
-        reference = matching_objects(facts, self.table, goal_ids, reference=True)
-        relation = self.table.relation[goal_ids]
-        initial = facts.initial_position
-        holds = relation_holds(
-            initial[:, :, None, :], initial[:, None, :, :], relation[:, None, None]
-        )
-        other = ~np.eye(facts.num_objects, dtype=bool)
-        relative_ok = (holds & other & reference[:, None, :]).any(axis=2) & matching
+        relative_ok = self._relational_candidates(facts, goal_ids, matching)
 
         grasp_ok = np.where((verb == VERB_RELATIONAL)[:, None], relative_ok, matching)
         keep = (held_index >= 0) & grasp_ok[rows, np.maximum(held_index, 0)]
@@ -129,6 +114,39 @@ class ScriptedPolicy:
         if self.noise_std > 0:
             action = action + self._rng.normal(0.0, self.noise_std, size=action.shape)
         return np.clip(action, -1.0, 1.0).astype(np.float32)
+
+    def _relational_candidates(
+        self, facts, goal_ids: np.ndarray, matching: np.ndarray
+    ) -> np.ndarray:
+        """bool [B, N]: objects that match the goal and were initially <relation> another
+        object that matches the goal's reference."""
+        reference = matching_objects(facts, self.table, goal_ids, reference=True)
+        relation = self.table.relation[goal_ids]
+        initial = facts.initial_position
+        holds = relation_holds(
+            initial[:, :, None, :], initial[:, None, :, :], relation[:, None, None]
+        )
+        other = ~np.eye(facts.num_objects, dtype=bool)
+        return (holds & other & reference[:, None, :]).any(axis=2) & matching
+
+
+def _grow_pair(
+    facts, matching: np.ndarray, distance: np.ndarray, held_index: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A grow goal's supply s feeding a matching living thing l: whether one exists, bool [B];
+    the feeder (the held supply, else the nearest), and its recipient, int [B] (-1: none).
+    ``matching``: bool [B, N]; ``distance``: [B, N] from the hand; ``held_index``: [B]."""
+    rows = np.arange(facts.batch_size)
+    living = ontology.IS_LIVING[facts.object_type]
+    feeds = ontology.FEEDS[facts.object_type[:, None, :], facts.object_type[:, :, None]]
+    pairs = feeds & (matching & living)[:, :, None]  # [B, l, s]
+    has_pair = pairs.any(axis=(1, 2))
+    supply_ok = pairs.any(axis=1)  # [B, s]
+    supply = _nearest(supply_ok, distance)
+    carried = (held_index >= 0) & supply_ok[rows, np.maximum(held_index, 0)]
+    feeder = np.where(carried, held_index, supply)
+    recipient = _first(pairs[rows, :, np.maximum(feeder, 0)])
+    return has_pair, feeder, recipient
 
 
 def _move_towards(hand: np.ndarray, target: np.ndarray) -> np.ndarray:

@@ -78,6 +78,42 @@ def _kept_mean(data: SupervisedData, members: list, member_metrics: list) -> np.
     return np.mean(arrays, axis=0, dtype=np.float32)
 
 
+def _checked_vocabulary(data: SupervisedData, members: list[pathlib.Path]) -> Vocabulary:
+    """The data's vocabulary, once the members are checked to share one network (up to the
+    seed) trained on the data's goals; a ValueError naming the member otherwise."""
+    from imagine_tf.reward.supervised_training import check_same_network
+
+    first_network = json.loads((members[0] / NETWORK_JSON).read_text())
+    for directory in members[1:]:
+        check_same_network(
+            first_network, json.loads((directory / NETWORK_JSON).read_text()), directory
+        )
+    vocabulary = Vocabulary.from_goals(list(data.goals))
+    wanted = (list(vocabulary.words[1:]), vocabulary.max_length)
+    if (first_network.get("words"), first_network.get("max_length")) != wanted:
+        raise ValueError(
+            f"{members[0]} was trained on another goal set than the data's ({len(data.goals)} "
+            "goals): evaluate an ensemble on the goal set of its members' study."
+        )
+    return vocabulary
+
+
+def _member_rows(
+    members: list[pathlib.Path], member_metrics: list[dict], root: pathlib.Path
+) -> list[dict]:
+    """Each member's run (relative to the ensemble's directory), seed and training result."""
+    return [
+        {
+            "run": os.path.relpath(d, root),
+            "seed": m["config"]["seed"],
+            "best_validation_f1": m["best_validation_f1"],
+            "best_epoch": m.get("best_epoch"),
+            "training_seconds": m["training_seconds"],
+        }
+        for d, m in zip(members, member_metrics)
+    ]
+
+
 def evaluate_ensemble(
     data: SupervisedData,
     member_dirs: Sequence[str | os.PathLike],
@@ -91,29 +127,14 @@ def evaluate_ensemble(
     ``network.json`` up to the seed); anything else is a ValueError naming the member.
     """
     from imagine_tf.reward.ensemble_network import RewardEnsemble
-    from imagine_tf.reward.supervised_training import (
-        check_same_network,
-        held_out_metrics,
-        score_matrix,
-    )
+    from imagine_tf.reward.supervised_training import held_out_metrics, score_matrix
     from imagine_tf.reward.loading import load_reward_run  # TensorFlow
 
     members, root = [pathlib.Path(d) for d in member_dirs], pathlib.Path(root_dir)
     if not members:
         raise ValueError("an ensemble needs at least one member run directory.")
     member_metrics = [_member_metrics(d) for d in members]
-    first_network = json.loads((members[0] / NETWORK_JSON).read_text())
-    for directory in members[1:]:
-        check_same_network(
-            first_network, json.loads((directory / NETWORK_JSON).read_text()), directory
-        )
-    vocabulary = Vocabulary.from_goals(list(data.goals))
-    wanted = (list(vocabulary.words[1:]), vocabulary.max_length)
-    if (first_network.get("words"), first_network.get("max_length")) != wanted:
-        raise ValueError(
-            f"{members[0]} was trained on another goal set than the data's ({len(data.goals)} "
-            "goals): evaluate an ensemble on the goal set of its members' study."
-        )
+    vocabulary = _checked_vocabulary(data, members)
     start = time.perf_counter()
     scores = _kept_mean(data, members, member_metrics)
     scored_from = "the members' saved test probabilities"
@@ -126,16 +147,7 @@ def evaluate_ensemble(
     seconds = [m["training_seconds"] for m in member_metrics]
     metrics = {
         "config": config,
-        "members": [
-            {
-                "run": os.path.relpath(d, root),
-                "seed": m["config"]["seed"],
-                "best_validation_f1": m["best_validation_f1"],
-                "best_epoch": m.get("best_epoch"),
-                "training_seconds": m["training_seconds"],
-            }
-            for d, m in zip(members, member_metrics)
-        ],
+        "members": _member_rows(members, member_metrics, root),
         "epochs": None,
         "best_validation_f1": None,
         "training_seconds": float(sum(seconds)),

@@ -87,13 +87,9 @@ class RewardScanMixin:
             )
         state = tf.convert_to_tensor(state, tf.float32)
         goal_embeddings = tf.convert_to_tensor(goal_embeddings, tf.float32)
-        kernel, bias = self.hidden.kernel, self.hidden.bias  # [F, H], [H]
+        kernel = self.hidden.kernel  # [F, H]
         if self.architecture == "fc":
-            state_dim = state.shape[-1]
-            state_part = tf.matmul(state, kernel[:state_dim])  # [S, H]
-            goal_part = tf.matmul(goal_embeddings, kernel[state_dim:]) + bias  # [G, H]
-            hidden = tf.nn.relu(state_part[:, None, :] + goal_part[None, :, :])  # [S, G, H]
-            return tf.sigmoid(self.readout(hidden)[..., 0])
+            return self._scan_fc(state, goal_embeddings)
         if self.architecture == "ma_pairs":
             attention = self._pair_attention(goal_embeddings)  # [G, 162]
             probabilities = self._pair_probabilities(state, attention, per_goal=True)
@@ -115,6 +111,15 @@ class RewardScanMixin:
         return self._or_over_modules(
             tf.sigmoid(module_logits) * present_objects(inputs)[:, None, :]
         )
+
+    def _scan_fc(self, state: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
+        """FC's `scan` [S, G]: its first kernel split into a state part and a goal part."""
+        kernel, bias = self.hidden.kernel, self.hidden.bias  # [F, H], [H]
+        state_dim = state.shape[-1]
+        state_part = tf.matmul(state, kernel[:state_dim])  # [S, H]
+        goal_part = tf.matmul(goal_embeddings, kernel[state_dim:]) + bias  # [G, H]
+        hidden = tf.nn.relu(state_part[:, None, :] + goal_part[None, :, :])  # [S, G, H]
+        return tf.sigmoid(self.readout(hidden)[..., 0])
 
     def _module_logits_per_goal(
         self, inputs: tf.Tensor, gated_kernels: tf.Tensor, dtype: tf.DType = tf.float32

@@ -277,17 +277,7 @@ class SupervisedTrainer:
         ``keep_test_probabilities`` (an ensemble's member) saves them for the ensemble."""
         from tqdm import tqdm
 
-        self.root_dir.mkdir(parents=True, exist_ok=True)
-        network_file = self.root_dir / NETWORK_JSON
-        network_config = json.loads(json.dumps(self.network.get_config()))
-        if self.manager.latest_checkpoint:
-            if network_file.exists():  # refuse a different network before touching anything
-                check_same_network(
-                    json.loads(network_file.read_text()), network_config, self.root_dir
-                )
-            self.network(self._example_batch())
-            self.checkpoint.restore(self.manager.latest_checkpoint)
-        write_text_atomically(network_file, json.dumps(network_config))  # for export
+        self._restore_or_start()
         best_path = self.root_dir / BEST_WEIGHTS
         writer = tf.summary.create_file_writer(str(self.root_dir / TENSORBOARD))
         config = self.config
@@ -306,27 +296,7 @@ class SupervisedTrainer:
         )
         budget = config.max_training_seconds or math.inf
         while self.epoch < config.max_epochs and self.since_best < config.patience:
-            epoch_start, losses = time.perf_counter(), []
-            for _ in range(config.batches_per_epoch):
-                states, goal_ids, labels = next(batches)
-                losses.append(
-                    float(self._train_step(states, self._train_goal_row[goal_ids], labels))
-                )
-            validation = self.validation_f1()
-            self.epoch.assign_add(1)
-            self.training_seconds.assign_add(time.perf_counter() - epoch_start)
-            if validation > self.best_f1:
-                self.best_f1.assign(validation)
-                self.since_best.assign(0)
-                self.best_epoch.assign(self.epoch)
-                self.seconds_to_best.assign(self.training_seconds)
-                self._save_weights(best_path)
-            else:
-                self.since_best.assign_add(1)
-            with writer.as_default(step=int(self.epoch.numpy())):
-                tf.summary.scalar("loss", float(np.mean(losses)))
-                tf.summary.scalar("validation_f1", validation)
-            self.manager.save()
+            losses, validation = self._train_epoch(batches, best_path, writer)
             bar.update(1)
             bar.set_postfix(loss=f"{np.mean(losses):.3f}", val_f1=f"{validation:.3f}")
             if self.training_seconds > budget:
@@ -340,6 +310,43 @@ class SupervisedTrainer:
                 "best_validation_f1": float(self.best_f1.numpy()),
             }
         return self._write_metrics(keep_test_probabilities)
+
+    def _restore_or_start(self) -> None:
+        """Restores the latest checkpoint (refusing another network); writes network.json."""
+        self.root_dir.mkdir(parents=True, exist_ok=True)
+        network_file = self.root_dir / NETWORK_JSON
+        network_config = json.loads(json.dumps(self.network.get_config()))
+        if self.manager.latest_checkpoint:
+            if network_file.exists():  # refuse a different network before touching anything
+                check_same_network(
+                    json.loads(network_file.read_text()), network_config, self.root_dir
+                )
+            self.network(self._example_batch())
+            self.checkpoint.restore(self.manager.latest_checkpoint)
+        write_text_atomically(network_file, json.dumps(network_config))  # for export
+
+    def _train_epoch(self, batches, best_path: pathlib.Path, writer) -> tuple[list, float]:
+        """One epoch: its steps, validation, best weights, summaries and checkpoint."""
+        epoch_start, losses = time.perf_counter(), []
+        for _ in range(self.config.batches_per_epoch):
+            states, goal_ids, labels = next(batches)
+            losses.append(float(self._train_step(states, self._train_goal_row[goal_ids], labels)))
+        validation = self.validation_f1()
+        self.epoch.assign_add(1)
+        self.training_seconds.assign_add(time.perf_counter() - epoch_start)
+        if validation > self.best_f1:
+            self.best_f1.assign(validation)
+            self.since_best.assign(0)
+            self.best_epoch.assign(self.epoch)
+            self.seconds_to_best.assign(self.training_seconds)
+            self._save_weights(best_path)
+        else:
+            self.since_best.assign_add(1)
+        with writer.as_default(step=int(self.epoch.numpy())):
+            tf.summary.scalar("loss", float(np.mean(losses)))
+            tf.summary.scalar("validation_f1", validation)
+        self.manager.save()
+        return losses, validation
 
     def _example_batch(self) -> dict:
         return {

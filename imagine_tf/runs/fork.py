@@ -81,23 +81,9 @@ def fork_source(
     return source
 
 
-def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, config) -> dict:
-    """Makes ``target_dir`` a copy of the run in ``source_dir`` that will train with ``config``.
-
-    Args:
-      source_dir: a run directory with a checkpoint (`imagine-tf train` wrote it).
-      target_dir: the new run directory: absent or empty.
-      config: the fork's `TrainConfig`; its `STATE_SHAPE_FIELDS` must equal the source's.
-
-    Returns:
-      The ``fork.json`` record: source, epoch, the changed fields as {field: [source, fork]}.
-
-    Raises:
-      ForkError: no checkpoint in the source, a changed state-shape field, or a target that
-        already holds files. `RunDirectoryBusy` if the source is training.
-    """
-
-    source, target = pathlib.Path(source_dir).resolve(), pathlib.Path(target_dir).resolve()
+def _check_fork_directories(source: pathlib.Path, target: pathlib.Path) -> None:
+    """Raises ForkError unless ``source`` holds a checkpointed run and ``target`` is another,
+    absent or empty, directory."""
     if source == target:
         raise ForkError(
             f"--fork-from {source} is the --root-dir itself; fork into a new directory."
@@ -115,6 +101,11 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
             f"{target} is not empty. A fork goes into a new directory; to continue an existing "
             "fork, run `imagine-tf train` on it without --fork-from."
         )
+
+
+def _changed_settings(source: pathlib.Path, config) -> tuple[dict, dict]:
+    """The fork's config as ``config.json`` has it, and its changes from the source's as
+    {field: [source, fork]}; raises ForkError if a `STATE_SHAPE_FIELDS` field changed."""
     stored = json.loads((source / run_layout.CONFIG_JSON).read_text())
     new = json.loads(json.dumps(dataclasses.asdict(config)))  # as config.json has it
     # A field the source's config.json lacks was added to TrainConfig later: the source ran with
@@ -134,6 +125,13 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
             f"A fork cannot change what the checkpoint's shapes depend on ({listed}). Keep "
             f"these as in {source / 'config.json'}, or start a new run."
         )
+    return new, changed
+
+
+def _copy_into_staging(source: pathlib.Path, target: pathlib.Path) -> tuple[pathlib.Path, list]:
+    """Copies (replay files: links) the source's checkpoint, replay, progress and TensorBoard
+    files into a fresh staging sibling of ``target``, under the source's `RunLock`; returns the
+    staging directory and the checkpoint's logs."""
     staging = target.parent / f".{target.name}.fork-partial"
     shutil.rmtree(staging, ignore_errors=True)
     with RunLock(source):
@@ -146,6 +144,28 @@ def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, confi
                 shutil.copytree(path, staging / name, copy_function=copy)
             elif path.exists():
                 shutil.copy2(path, staging / name)
+    return staging, logs
+
+
+def fork_run(source_dir: str | os.PathLike, target_dir: str | os.PathLike, config) -> dict:
+    """Makes ``target_dir`` a copy of the run in ``source_dir`` that will train with ``config``.
+
+    Args:
+      source_dir: a run directory with a checkpoint (`imagine-tf train` wrote it).
+      target_dir: the new run directory: absent or empty.
+      config: the fork's `TrainConfig`; its `STATE_SHAPE_FIELDS` must equal the source's.
+
+    Returns:
+      The ``fork.json`` record: source, epoch, the changed fields as {field: [source, fork]}.
+
+    Raises:
+      ForkError: no checkpoint in the source, a changed state-shape field, or a target that
+        already holds files. `RunDirectoryBusy` if the source is training.
+    """
+    source, target = pathlib.Path(source_dir).resolve(), pathlib.Path(target_dir).resolve()
+    _check_fork_directories(source, target)
+    new, changed = _changed_settings(source, config)
+    staging, logs = _copy_into_staging(source, target)
     record = {
         "source": str(source),
         "epoch": logs[-1]["epoch"] if logs else 0,

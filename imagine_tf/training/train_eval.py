@@ -111,6 +111,17 @@ def train(
     return learner, records
 
 
+def _checked_config(root: pathlib.Path, fork_from: str | None) -> TrainConfig:
+    """The gin-bound `TrainConfig`, its agent bindings checked and an "auto" compute dtype
+    resolved (and bound, so that the run's config.gin and operative config name it)."""
+    check_agent_bindings()
+    config = TrainConfig()
+    if config.compute_dtype == AUTO:  # the run's config.gin and operative config name the dtype
+        bind_run_precision(resolve_run_precision(config, root, fork_from))
+        config = TrainConfig()
+    return config
+
+
 @gin.configurable
 def train_eval(
     root_dir: str,
@@ -150,11 +161,7 @@ def train_eval(
     gin binding of an agent parameter that `TrainConfig` sets (`check_agent_bindings`).
     """
     root = pathlib.Path(root_dir)
-    check_agent_bindings()
-    config = TrainConfig()
-    if config.compute_dtype == AUTO:  # the run's config.gin and operative config name the dtype
-        bind_run_precision(resolve_run_precision(config, root, fork_from))
-        config = TrainConfig()
+    config = _checked_config(root, fork_from)
     if fork_from is not None and fork_source(root, fork_from) is None:
         fork_run(fork_from, root, config)
     learner, records = train(

@@ -124,6 +124,46 @@ def agent_hyperparameters(
     return declared_hyperparameters(space, base, AGENT_TUNABLE, SPACE_NAME, grid=grid)
 
 
+def _check_search_arguments(objective: str, epochs_per_trial: int, eval_repetitions: int):
+    """Raises ValueError for an objective not in ``OBJECTIVES`` or a bad budget."""
+    if objective not in OBJECTIVES:
+        raise ValueError(
+            f"The objective must be one of {OBJECTIVES} (training goals: a "
+            f"search never selects on test goals), got {objective!r}."
+        )
+    if epochs_per_trial < 1 or eval_repetitions < 0:
+        raise ValueError(
+            f"A search needs >= 1 epoch per trial and >= 0 evaluation repetitions, "
+            f"got {epochs_per_trial} and {eval_repetitions}."
+        )
+
+
+def _search_record(
+    base: TrainConfig,
+    space: dict,
+    tuner: str,
+    objective: str,
+    epochs_per_trial: int,
+    eval_repetitions: int,
+) -> dict:
+    """The search's description (what, tuner, space, budget, base config, objective)."""
+    episodes_per_epoch = base.cycles_per_epoch * base.episodes_per_cycle
+    budget = {
+        "epochs_per_trial": epochs_per_trial,
+        "episodes_per_trial": epochs_per_trial * episodes_per_epoch,
+        "updates_per_epoch": base.cycles_per_epoch * base.updates_per_cycle,
+        "eval_repetitions": eval_repetitions,
+    }
+    return {
+        "what": "agent",
+        "tuner": tuner,
+        "search_space": space,
+        "budget": budget,
+        "base_config": dataclasses.asdict(base),
+        "objective": objective,
+    }
+
+
 def tune_agent(
     root_dir: str,
     base: TrainConfig,
@@ -153,33 +193,10 @@ def tune_agent(
       SearchSpaceError: a bad space; `SearchMismatch`: the project holds another search;
       ValueError: a bad tuner, objective or budget.
     """
-    if objective not in OBJECTIVES:
-        raise ValueError(
-            f"The objective must be one of {OBJECTIVES} (training goals: a "
-            f"search never selects on test goals), got {objective!r}."
-        )
-    if epochs_per_trial < 1 or eval_repetitions < 0:
-        raise ValueError(
-            f"A search needs >= 1 epoch per trial and >= 0 evaluation repetitions, "
-            f"got {epochs_per_trial} and {eval_repetitions}."
-        )
+    _check_search_arguments(objective, epochs_per_trial, eval_repetitions)
     hyperparameters = agent_hyperparameters(space, base, grid=tuner == "grid")
     oracle = make_oracle(tuner, hyperparameters, objective, max_trials, base.seed)
-    episodes_per_epoch = base.cycles_per_epoch * base.episodes_per_cycle
-    budget = {
-        "epochs_per_trial": epochs_per_trial,
-        "episodes_per_trial": epochs_per_trial * episodes_per_epoch,
-        "updates_per_epoch": base.cycles_per_epoch * base.updates_per_cycle,
-        "eval_repetitions": eval_repetitions,
-    }
-    search = {
-        "what": "agent",
-        "tuner": tuner,
-        "search_space": space,
-        "budget": budget,
-        "base_config": dataclasses.asdict(base),
-        "objective": objective,
-    }
+    search = _search_record(base, space, tuner, objective, epochs_per_trial, eval_repetitions)
     how = (
         f"`imagine-tf eval` with {eval_repetitions} episodes per goal"
         if eval_repetitions

@@ -120,6 +120,26 @@ def reward_hyperparameters(
     )
 
 
+def _search_record(
+    base: RewardTrainConfig, space: dict, tuner: str, epochs: int, seeds: tuple
+) -> dict:
+    """The search's description (what, tuner, space, budget, base config, objective)."""
+    budget = {
+        "epochs_per_trial": epochs,
+        "batches_per_epoch": base.batches_per_epoch,
+        "gradient_steps_per_run": epochs * base.batches_per_epoch,
+        "seeds": list(seeds),
+    }
+    return {
+        "what": "reward model",
+        "tuner": tuner,
+        "search_space": space,
+        "budget": budget,
+        "base_config": dataclasses.asdict(base),
+        "objective": OBJECTIVE,
+    }
+
+
 def tune_reward_model(
     data: SupervisedData,
     root_dir: str,
@@ -160,20 +180,7 @@ def tune_reward_model(
     hyperparameters = reward_hyperparameters(space, base, grid=tuner == "grid")
     oracle = make_oracle(tuner, hyperparameters, OBJECTIVE, max_trials, seeds[0])
     project = f"reward_{base.architecture}"
-    budget = {
-        "epochs_per_trial": epochs,
-        "batches_per_epoch": base.batches_per_epoch,
-        "gradient_steps_per_run": epochs * base.batches_per_epoch,
-        "seeds": list(seeds),
-    }
-    search = {
-        "what": "reward model",
-        "tuner": tuner,
-        "search_space": space,
-        "budget": budget,
-        "base_config": dataclasses.asdict(base),
-        "objective": OBJECTIVE,
-    }
+    search = _search_record(base, space, tuner, epochs, seeds)
     return run_search(
         root_dir,
         project,
