@@ -59,24 +59,22 @@ def run_epochs(
                 trigger(record)
             _log_filled(evaluation, log)
             records.append(record)
-        if isinstance(evaluation, RemoteEvaluationTrigger):
-            evaluation.finish()
-            if _log_filled(evaluation, log):  # the last results: saved and logged again
-                checkpoint.save()
-                log.rewrite()
+        evaluation.finish()
+        if _log_filled(evaluation, log):  # the last results: saved and logged again
+            checkpoint.save()
+            log.rewrite()
     finally:
         log.close()
     return records
 
 
-def _log_filled(evaluation, log: EpochLog) -> int:
-    """TensorBoard scalars of the evaluation results that arrived for earlier epochs."""
-    filled = getattr(evaluation, "filled", [])
+def _log_filled(evaluation: EvaluationTrigger | RemoteEvaluationTrigger, log: EpochLog) -> int:
+    """TensorBoard scalars of the evaluation results that arrived for earlier epochs; how
+    many."""
+    filled = evaluation.take_filled()
     for record in filled:
         log.scalars(record, RESULT_KEYS)
-    count = len(filled)
-    filled.clear()
-    return count
+    return len(filled)
 
 
 def train_epoch(

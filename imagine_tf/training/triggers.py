@@ -41,7 +41,11 @@ RESULT_KEYS = (*EVALUATION_KEYS, "seconds_evaluation")
 
 
 class EvaluationTrigger:
-    """Evaluates the learner's policy in this process at the end of every epoch."""
+    """Evaluates the learner's policy in this process at the end of every epoch.
+
+    Both evaluation triggers answer `take_filled` (the earlier epochs' records filled since the
+    last call: none here, each record is filled in its own call) and `finish` (nothing to wait
+    for here)."""
 
     def __init__(self, learner: Learner):
         self.learner = learner
@@ -49,13 +53,21 @@ class EvaluationTrigger:
     def __call__(self, record: dict) -> None:
         record.update(evaluate_epoch(self.learner.evaluator))
 
+    def take_filled(self) -> list[dict]:
+        return []
 
-def evaluation_request(learner: Learner) -> dict[str, np.ndarray]:
-    """What the evaluator needs: the policy (`PolicySnapshot`), the embeddings of every
-    training and test goal by the reward model's encoder [G, E], the epoch, and an id (the
-    evaluator evaluates each request once; a request repeated for an epoch has a new id)."""
-    goals = sorted(grammar.train_goals() + grammar.test_goals())
-    tokens = learner.builder.goal_tokens(goals)
+    def finish(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def evaluation_request(learner: Learner, tokens: np.ndarray) -> dict[str, np.ndarray]:
+    """What the evaluator needs: the policy (`PolicySnapshot`), the evaluated goals' token ids
+    ``tokens`` [G, L] and their embeddings by the reward model's encoder [G, E], the epoch, and
+    an id (the evaluator evaluates each request once; a request repeated for an epoch has a
+    new id)."""
     return {
         **learner.snapshot().to_arrays(),
         "evaluated_goal_tokens": tokens,
@@ -82,14 +94,21 @@ class RemoteEvaluationTrigger:
             address, EVALUATION_REQUESTS_TABLE, deadline_s=retry_seconds
         )
         self.results = EpisodeReader(address, EVALUATION_RESULTS_TABLE, deadline_s=retry_seconds)
-        self.filled: list[dict] = []  # records filled since the caller last looked
+        self.filled: list[dict] = []  # records filled since the last `take_filled`
+        # every training and test goal: the same token ids in every request
+        goals = sorted(grammar.train_goals() + grammar.test_goals())
+        self.tokens = learner.builder.goal_tokens(goals)
         if learner.logs and learner.logs[-1]["eval_train_success"] is None:
             # a resumed run whose last evaluation was lost: the restored policy is that epoch's
-            self.requests.push(evaluation_request(learner))
+            self.requests.push(evaluation_request(learner, self.tokens))
 
     def __call__(self, record: dict) -> None:
-        self.requests.push(evaluation_request(self.learner))
+        self.requests.push(evaluation_request(self.learner, self.tokens))
         self.collect()
+
+    def take_filled(self) -> list[dict]:
+        filled, self.filled = self.filled, []
+        return filled
 
     def collect(self, timeout_s: float = 0.0) -> int:
         """Fills the records of the results that have arrived (waiting up to ``timeout_s``
