@@ -93,8 +93,9 @@ def helpers(pid: int) -> list[int]:
 def faults(tmp_path_factory) -> dict:
     """One run through every fault, brought up three times: a learner with two actor processes
     loses an actor and its evaluator (both restarted), is killed with SIGKILL (its actors,
-    evaluator and server die with it), resumes (evaluating in the learner from here on), is
-    stopped with SIGTERM, and resumes for one more epoch. Returns what each step saw:
+    evaluator and server die with it), resumes with one actor (evaluating in the learner from
+    here on), is stopped with SIGTERM, and resumes in one process for one more epoch (a
+    distributed run's checkpoint is an ordinary run's). Returns what each step saw:
     {"root", "killed_actor", "killed_evaluator", "evaluations", "helpers_at_kill",
     "epochs_at_kill", "helpers_at_stop", "epochs", "stop_code", "stop_out", "first_out",
     "last_code", "last_out"}."""
@@ -148,8 +149,8 @@ def faults(tmp_path_factory) -> dict:
         interval=0.2,
         what="the helpers to stop",
     )
-    # resumes with its config.gin; the learner evaluates (no evaluator process from here on)
-    resumed = start("train", "--root-dir", root, "--actors", 2, "--evaluate-in-learner")
+    # resumes with its config.gin and one actor; the learner evaluates (no evaluator process)
+    resumed = start("train", "--root-dir", root, "--actors", 1, "--evaluate-in-learner")
     at_kill = len(seen["epochs_at_kill"])
     wait_until(
         lambda: len(epochs_done(root)) > at_kill,
@@ -163,10 +164,7 @@ def faults(tmp_path_factory) -> dict:
     seen["stop_out"] = finish(resumed, 60)
     seen["stop_code"] = resumed.returncode
     seen["epochs"] = len(epochs_done(root)) + 1  # the last bring-up trains one more epoch
-    last = start(
-        "train", "--root-dir", root, "--actors", 2, "--evaluate-in-learner",
-        "--num-epochs", seen["epochs"],
-    )  # fmt: skip
+    last = start("train", "--root-dir", root, "--num-epochs", seen["epochs"])
     seen["last_out"] = finish(last, 240)
     seen["last_code"] = last.returncode
     return seen
@@ -222,7 +220,7 @@ def test_sigterm_stops_the_learner_and_its_processes_cleanly(faults):
     assert faults["stop_code"] == 130, out[-3000:]
     assert "stopped; the last checkpoint stands" in out and "Traceback" not in out
     helpers = faults["helpers_at_stop"]
-    assert len(helpers) == 3 and not any(alive(pid) for pid in helpers)  # no evaluator
+    assert len(helpers) == 2 and not any(alive(pid) for pid in helpers)  # server, actor
 
 
 def test_three_commands_and_the_replay_server_gone(tmp_path):
