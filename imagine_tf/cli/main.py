@@ -74,6 +74,8 @@ def _train_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")
     if args.actors is not None and args.actors < 1:
         raise UsageError(f"--actors must be >= 1, got {args.actors} (leave it out: one process).")
+    if args.eval_repetitions is not None and args.eval_repetitions < 1:
+        raise UsageError(f"--eval-repetitions must be >= 1, got {args.eval_repetitions}.")
     if args.evaluate_in_learner and not args.actors:
         raise UsageError(
             "--evaluate-in-learner goes with --actors K (one process evaluates anyway)."
@@ -100,6 +102,10 @@ def _train_command(args: argparse.Namespace) -> int:
             logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1
         )
     )
+    if args.eval_repetitions:  # the run reached its last epoch: `imagine-tf eval`, in process
+        from imagine_tf.agent.saved_run_evaluation import evaluate_run
+
+        evaluate_run(args.root_dir, args.eval_repetitions)
     return 0
 
 
@@ -205,6 +211,13 @@ def _add_train_parser(commands) -> None:
         action="store_true",
         help="with --actors: the learner evaluates each epoch instead of an evaluator process "
         "(where no core is spare, the evaluator does not speed the learner up)",
+    )
+    train_parser.add_argument(
+        "--eval-repetitions",
+        type=int,
+        metavar="R",
+        help="once the last epoch is trained, evaluate the run in this process, as "
+        "`imagine-tf eval --repetitions R` does (eval.json; saves a process start)",
     )
     add_gin_flags(train_parser)
     train_parser.set_defaults(run=distributed_commands.reported_errors(_train_command))

@@ -158,8 +158,9 @@ class Cell:
 
     def _train_commands(self, extra: list[str]) -> list[list[str]]:
         """The agent cell's `imagine-tf train` command (a fork's from its source cell)."""
-        # Only the training: which N are other than the run's own is known once it wrote
-        # its config.json (the runner asks again after each command).
+        # The training and its evaluation at the run's own N: which N are other than the
+        # run's own is known once it wrote its config.json (the runner asks again after
+        # each command).
         fork = [] if self.source is None else ["--fork-from", str(self.source.directory)]
         return [
             CLI
@@ -175,6 +176,8 @@ class Cell:
                 f"TrainConfig.seed = {self.seed}",
                 "--num-epochs",
                 str(self.num_epochs),
+                "--eval-repetitions",  # the own-N evaluation without a process of its own
+                str(self.spec.repetitions),
                 *extra,
             ]
         ]

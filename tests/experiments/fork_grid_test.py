@@ -63,7 +63,10 @@ def test_forks_of_one_trunk_are_paired_and_wait_for_it(tmp_path):
     command = cells["a_s0"].commands()[0]
     assert command[command.index("--fork-from") + 1] == str(tmp_path / "t_s0")
     assert command[command.index("--num-epochs") + 1] == "4"
-    assert cells["t_s0"].commands()[0][-1] == "1"  # the trunk trains to its own epoch
+    trunk = cells["t_s0"].commands()[0]
+    assert trunk[trunk.index("--num-epochs") + 1] == "1"  # the trunk trains to its own epoch
+    # and evaluates its last epoch in the same process, as `imagine-tf eval` would
+    assert trunk[trunk.index("--eval-repetitions") + 1] == str(spec.repetitions)
 
 
 def test_a_paired_grid_forks_its_arm_from_the_finished_trunk(tmp_path):
