@@ -1,5 +1,7 @@
-"""Old module names of imagine_tf, kept importable, and the old paths of its config files: run directories store gin files that import
-them (``import imagine_tf.training.reward_recipe`` heads a reward run's operative config).
+"""Old module names of imagine_tf, kept importable, the old paths of its config files, and the
+old names of settings: run directories store gin files and ``config.json`` files that use them
+(``import imagine_tf.training.reward_recipe`` heads a reward run's operative config;
+``TrainConfig.reward_max_epochs = 20`` binds what is ``RewardModelConfig.max_epochs`` now).
 
 `install` adds a `sys.meta_path` finder that answers an old name with the module now holding
 its code, so ``import <old>`` and ``from <old> import X`` keep working and gin finds the same
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
+import re
 import sys
 
 #: old name -> the module that holds its code now
@@ -94,6 +97,59 @@ MOVED_CONFIG_FILES = {
     "configs/tune_agent_quickstart.gin": "configs/tuning/agent_quickstart.gin",
     "configs/tune_reward_ma.gin": "configs/tuning/reward_ma.gin",
 }
+
+
+#: `TrainConfig`'s reward-model fields before they moved into ``TrainConfig.reward_model`` (a
+#: `RewardModelConfig`): old field -> its field there
+MOVED_TRAIN_CONFIG_FIELDS = {
+    f"reward_{name}": name
+    for name in (
+        "architecture",
+        "batches_per_epoch",
+        "max_epochs",
+        "patience",
+        "batch_size",
+        "learning_rate",
+        "positive_ratio",
+        "normalize_goal",
+    )
+}
+REWARD_MODEL_FIELD = "reward_model"
+#: their gin bindings: old name -> name now (`runs.config_files` reads both)
+MOVED_BINDINGS = {
+    f"TrainConfig.{old}": f"RewardModelConfig.{new}"
+    for old, new in MOVED_TRAIN_CONFIG_FIELDS.items()
+}
+# A binding's name at the start of a line: an optional scope and module, the configurable, the
+# parameter; then "=". The module (of TrainConfig) is dropped: RewardModelConfig is unique.
+_OLD_BINDING = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<scope>(?:[\w.]+/)*)(?:[\w.]+\.)?TrainConfig\."
+    rf"(?P<field>{'|'.join(MOVED_TRAIN_CONFIG_FIELDS)})(?P<end>[ \t]*=)",
+    re.MULTILINE,
+)
+
+
+def renamed_bindings(text: str) -> str:
+    """Gin text (a file, or one binding) with the old binding names of `MOVED_BINDINGS` made
+    the names now: ``scope/TrainConfig.reward_max_epochs = 20`` ->
+    ``scope/RewardModelConfig.max_epochs = 20``."""
+
+    def new_name(match: re.Match) -> str:
+        field = MOVED_TRAIN_CONFIG_FIELDS[match["field"]]
+        return f"{match['indent']}{match['scope']}RewardModelConfig.{field}{match['end']}"
+
+    return _OLD_BINDING.sub(new_name, text)
+
+
+def nested_train_config(values: dict) -> dict:
+    """A stored `TrainConfig` dict (``config.json``) with the flat ``reward_<field>`` keys of
+    `MOVED_TRAIN_CONFIG_FIELDS` moved into its ``reward_model`` dict (a key already there
+    wins); a dict without them is returned as it is."""
+    moved = {new: values[old] for old, new in MOVED_TRAIN_CONFIG_FIELDS.items() if old in values}
+    if not moved:
+        return values
+    kept = {key: value for key, value in values.items() if key not in MOVED_TRAIN_CONFIG_FIELDS}
+    return {**kept, REWARD_MODEL_FIELD: {**moved, **values.get(REWARD_MODEL_FIELD, {})}}
 
 
 class _AliasLoader:

@@ -1,13 +1,16 @@
-"""Module names of earlier versions stay importable (imagine_tf/old_names.py), and the config
-files that runs stored with them still parse (tests/configs/stored/)."""
+"""Module names of earlier versions stay importable (imagine_tf/old_names.py), the config files
+that runs stored with them still parse (tests/configs/stored/), and the flat reward settings of
+earlier `TrainConfig`s bind and load as the nested `RewardModelConfig`."""
 
+import dataclasses
 import importlib
+import json
 import pathlib
 
 import gin
 import pytest
 
-from imagine_tf.old_names import MOVED
+from imagine_tf.old_names import MOVED, MOVED_BINDINGS, renamed_bindings
 from imagine_tf.runs.config_files import parse_config_files
 
 STORED = pathlib.Path(__file__).resolve().parent / "configs" / "stored"
@@ -73,3 +76,65 @@ def test_a_config_path_of_before_the_folders_per_kind_reads_the_file_there_now(c
     assert not any((root / old).exists() for old in MOVED_CONFIG_FILES)
     parse_config_files(["configs/smoke.gin"])
     assert TrainConfig().goal_predicates == ("Go",)
+
+
+# -- the reward model's settings, flat in TrainConfig before they were nested -------------------
+QUICKSTART_MODEL = {"batches_per_epoch": 100, "max_epochs": 20, "patience": 5}
+
+
+def test_a_stored_flat_config_gin_binds_the_nested_reward_model(clear_gin):
+    from imagine_tf.agent.config import TrainConfig
+    from imagine_tf.reward.model_config import RewardModelConfig
+
+    stored = (STORED / "quickstart_run.gin").read_text()
+    assert "TrainConfig.reward_max_epochs = 20" in stored  # the old names
+    parse_config_files([STORED / "quickstart_run.gin"])
+    assert TrainConfig().reward_model == RewardModelConfig(**QUICKSTART_MODEL)
+    assert gin.query_parameter("RewardModelConfig.max_epochs") == 20
+    gin.clear_config()
+    parse_config_files(["configs/agent/quickstart.gin"])  # the new names: the same values
+    assert TrainConfig().reward_model == RewardModelConfig(**QUICKSTART_MODEL)
+
+
+def test_a_stored_flat_config_json_loads_into_the_nested_reward_model():
+    from imagine_tf.agent.config import TrainConfig, config_differences
+    from imagine_tf.reward.model_config import RewardModelConfig
+
+    text = (STORED / "quickstart_run_config.json").read_text()
+    assert '"reward_max_epochs": 20' in text
+    config = TrainConfig.from_json(text)
+    assert config.reward_model == RewardModelConfig(**QUICKSTART_MODEL)
+    assert (config.reward_update_every, config.final_goal_ratio) == (2, 0.5)
+    assert config_differences(json.loads(text), config) == {}
+    again = TrainConfig.from_json(config.to_json())  # the nested layout, written and read
+    assert again == config and "reward_max_epochs" not in config.to_json()
+    changed = dataclasses.replace(config, reward_model=RewardModelConfig(max_epochs=20))
+    assert config_differences(json.loads(text), changed) == {
+        "reward_model.batches_per_epoch": (100, 200),
+        "reward_model.patience": (5, 15),
+    }
+
+
+@pytest.mark.parametrize("old, new", sorted(MOVED_BINDINGS.items()))
+def test_each_old_binding_name_binds_its_new_name(old, new, tmp_path, clear_gin):
+    import imagine_tf.agent.config  # noqa: F401 - registers TrainConfig and RewardModelConfig
+
+    text, value = {"architecture": ("'fc'", "fc"), "normalize_goal": ("True", True)}.get(
+        new.split(".")[1], ("3", 3)
+    )
+    include = tmp_path / "included.gin"  # an included file, scoped, and a module-qualified name
+    include.write_text(f"scoped/{old} = {text}\n")
+    (tmp_path / "run.gin").write_text(f"include '{include}'\n{old} = {text}\n")
+    parse_config_files([tmp_path / "run.gin"], [f"imagine_tf.agent.config.{old}= {text}"])
+    assert gin.query_parameter(new) == gin.query_parameter(f"scoped/{new}") == value
+
+
+def test_renamed_bindings_leave_other_text_alone():
+    text = (
+        "# TrainConfig.reward_patience = 5\n"
+        "TrainConfig.reward_update_every = 3\n"
+        "TrainConfig.reward = 'learned'\n"
+        "X.s = 'TrainConfig.reward_patience = 5'\n"
+    )
+    assert renamed_bindings(text) == text
+    assert renamed_bindings("  TrainConfig.reward_patience=5") == "  RewardModelConfig.patience=5"

@@ -33,7 +33,7 @@ from imagine_tf.agent.goal_token_actor import GoalTokenActorNetwork
 from imagine_tf.networks.precision import AUTO, has_native_bfloat16, resolve_compute_dtype
 from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward.scan import BFLOAT16_SCAN_ARCHITECTURES
-from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
+from imagine_tf.reward.co_learning import CoLearnedReward
 from imagine_tf.reward.memory import RewardMemory
 from imagine_tf.agent.config import TrainConfig
 
@@ -160,31 +160,23 @@ class RunBuilder:
         return agent
 
     def make_reward_network(self) -> RewardNetwork:
-        config = self.config
+        """The reward network of ``config.reward_model``, built."""
+        model = self.config.reward_model
         network = RewardNetwork(
-            config.reward_architecture,
+            model.architecture,
             self.vocabulary.words[1:],
             self.vocabulary.max_length,
-            config.num_objects,
-            normalize_goal=config.reward_normalize_goal,
+            self.config.num_objects,
+            hidden_units=model.hidden_units,
+            normalize_goal=model.normalize_goal,
+            pair_gate=model.pair_gate,
+            pair_relations=model.pair_relations,
         )
         network({"state": tf.zeros([1, self.state_dim]), "goal": tf.zeros([1, 4], tf.int64)})
         return network
 
     def make_reward_learner(self, reward_network: RewardNetwork) -> CoLearnedReward:
-        config = self.config
-        return CoLearnedReward(
-            reward_network,
-            CoLearningConfig(
-                batch_size=config.reward_batch_size,
-                batches_per_epoch=config.reward_batches_per_epoch,
-                max_epochs=config.reward_max_epochs,
-                patience=config.reward_patience,
-                positive_ratio=config.reward_positive_ratio,
-                learning_rate=config.reward_learning_rate,
-            ),
-            seed=config.seed,
-        )
+        return CoLearnedReward(reward_network, self.config.reward_model, seed=self.config.seed)
 
     # -- the learner's memories ------------------------------------------------------------------
     def make_replay(self) -> EpisodeReplay:
@@ -209,7 +201,7 @@ class RunBuilder:
         if config.reward == "oracle":
             scorer = OracleScorer(GoalTable.from_sentences(["Go left"], lenient=True))
         else:  # MA-pairs and FC rewards scan in float32 (`RewardNetwork.scan`)
-            bfloat16_scan = config.reward_architecture in BFLOAT16_SCAN_ARCHITECTURES
+            bfloat16_scan = config.reward_model.architecture in BFLOAT16_SCAN_ARCHITECTURES
             scorer = LearnedRewardScorer(
                 reward_network, compute_dtype=config.compute_dtype if bfloat16_scan else "float32"
             )

@@ -2,7 +2,8 @@
 
 Defaults are the reference's (Colas et al. 2020, IMAGINE; Karch, Colas et al. 2020, Deep Sets),
 except where a comment says otherwise. Every model and training knob lives here — DDPG's γ,
-polyak, learning rates and exploration noise included — so that a gin file reproduces a run;
+polyak, learning rates and exploration noise included, and the reward model's settings in the
+nested `RewardModelConfig` (``reward_model``) — so that a gin file reproduces a run;
 command-line flags carry only where and how (paths, threads, number of actor processes).
 """
 
@@ -16,6 +17,9 @@ import gin
 from imagine_tf.constants import AUTO, POLICY_ARCHITECTURES
 from imagine_tf.constants import COMPUTE_DTYPES as NETWORK_COMPUTE_DTYPES
 from imagine_tf.language.goal_invention import IMAGINATION_METHODS
+from imagine_tf.old_names import nested_train_config
+from imagine_tf.reward.model_config import SUPERVISED_ONLY, RewardModelConfig
+from imagine_tf.runs.config_keys import flat_config
 
 REWARDS = ("learned", "oracle")
 PREDICATES = ("Go", "Grasp", "Grow")
@@ -28,8 +32,12 @@ class TrainConfig:
     """What a run does (defaults: the reference's)."""
 
     architecture: str = "ma"  # policy: ma | fa | fc
-    reward_architecture: str = "ma"
     reward: str = "learned"  # learned | oracle (relabelling rewards)
+    # The learned reward: its network, and how each co-training update retrains it from the
+    # partner's feedback (`CoLearnedReward`); bound as ``RewardModelConfig.<field>``.
+    reward_model: RewardModelConfig = dataclasses.field(default_factory=RewardModelConfig)
+    # The co-training schedule: the reward model is retrained every this many epochs.
+    reward_update_every: int = 2
     num_objects: int = 3
     # Scenes of varying size (not in the papers; their suggestion): with min_objects = n, each
     # cycle's scenes have a number of objects drawn uniformly in [n, num_objects], padded to
@@ -57,17 +65,6 @@ class TrainConfig:
     random_action_probability: float = 0.3
     clip_targets: bool = True  # TD targets clipped to [-1 / (1 - gamma), 0]
     hidden_units: int = 256  # actor / critic hidden width
-    # The learned reward's co-training from the partner's feedback, see `CoLearnedReward`.
-    reward_update_every: int = 2
-    reward_batches_per_epoch: int = 200
-    reward_max_epochs: int = 100
-    reward_patience: int = 15
-    reward_batch_size: int = 512
-    reward_learning_rate: float = 1e-3
-    reward_positive_ratio: float = 0.2
-    # The reward model's gates read the L2-normalised goal embedding (not in the paper; see
-    # `GatedAttention`): in the supervised studies it left the early F1 plateau sooner.
-    reward_normalize_goal: bool = False
     # Actor / critic output layers: "small_uniform" (DDPG paper, TF-Agents) or "he_uniform"
     # (the reference; its untrained actor drives the hand into one wall), see `final_dense`.
     final_layer_init: str = "small_uniform"
@@ -107,12 +104,12 @@ class TrainConfig:
                 )
         if self.min_objects is not None and not (
             1 <= self.min_objects <= self.num_objects
-            and self.architecture == self.reward_architecture == "ma"
+            and self.architecture == self.reward_model.architecture == "ma"
         ):
             raise ValueError(
                 f"TrainConfig.min_objects = {self.min_objects} needs 1 <= min_objects <= "
                 f"num_objects = {self.num_objects} and the MA policy and reward (they leave the "
-                f"padded slots out), got {self.architecture} / {self.reward_architecture}."
+                f"padded slots out), got {self.architecture} / {self.reward_model.architecture}."
             )
         if self.compute_dtype not in COMPUTE_DTYPES:
             raise ValueError(
@@ -141,36 +138,73 @@ class TrainConfig:
             "batch_size",
             "queue_cycles",
             "hidden_units",
-            "reward_batch_size",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig.{name} must be >= 1, got {getattr(self, name)}.")
+        self._check_reward_model()
+
+    def _check_reward_model(self) -> None:
+        """Raises ValueError for reward-model settings that co-training cannot use."""
+        if not isinstance(self.reward_model, RewardModelConfig):
+            raise ValueError(
+                "TrainConfig.reward_model must be a RewardModelConfig (bind its fields as "
+                f"RewardModelConfig.<field>), got {self.reward_model!r}."
+            )
+        self.reward_model.check_defaults(SUPERVISED_ONLY, "TrainConfig.reward_model")
+        if self.reward_model.positive_ratio is None:
+            raise ValueError(
+                "TrainConfig.reward_model.positive_ratio must be a number: co-training samples "
+                "balanced batches (None, uniform pairs, is for supervised runs)."
+            )
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=1)
 
     @classmethod
     def from_json(cls, text: str) -> "TrainConfig":
-        """A config from `to_json`'s text; fields it lacks (added later) take their defaults."""
-        stored = json.loads(text)
-        known = {field.name for field in dataclasses.fields(cls)}
-        values = {key: value for key, value in stored.items() if key in known}
+        """A config from `to_json`'s text; fields it lacks (added later) take their defaults,
+        and the flat ``reward_<field>`` keys of earlier runs are `reward_model`'s fields."""
+        stored = nested_train_config(json.loads(text))
+        values = _known(cls, stored)
         if "goal_predicates" in values:
             values["goal_predicates"] = tuple(values["goal_predicates"])
+        if "reward_model" in values:
+            values["reward_model"] = RewardModelConfig(
+                **_known(RewardModelConfig, values["reward_model"])
+            )
         return cls(**values)
 
 
-def config_differences(stored: dict, current: "TrainConfig") -> dict[str, tuple]:
-    """{field: (stored value, current value)} for the fields ``stored`` has that differ.
+def _known(cls, values: dict) -> dict:
+    """The entries of ``values`` that are fields of the dataclass ``cls``."""
+    known = {field.name for field in dataclasses.fields(cls)}
+    return {key: value for key, value in values.items() if key in known}
 
-    Fields ``stored`` lacks (added to `TrainConfig` after it was written) are not compared.
+
+def config_differences(stored: dict, current: "TrainConfig") -> dict[str, tuple]:
+    """{key: (stored value, current value)} for the settings ``stored`` (a ``config.json``)
+    has that differ, on flat keys (`flat_config`: "reward_model.max_epochs"; a stored flat
+    "reward_max_epochs" is that key).
+
+    Settings ``stored`` lacks (added to `TrainConfig` after it was written) are not compared.
     """
-    current_values = json.loads(json.dumps(dataclasses.asdict(current)))  # tuples as lists
+    stored = flat_config(stored)
+    current_values = flat_config(json.loads(json.dumps(dataclasses.asdict(current))))
     return {
         key: (stored[key], value)
         for key, value in current_values.items()
         if key in stored and stored[key] != value
     }
+
+
+def binding_name(key: str) -> str:
+    """The gin name that binds the setting of flat key ``key`` (`config_keys`):
+    "TrainConfig.polyak", "RewardModelConfig.learning_rate" for "reward_model.learning_rate"."""
+    name, _, field = key.partition(".")
+    if not field:
+        return f"TrainConfig.{key}"
+    nested = {f.name: f.default_factory for f in dataclasses.fields(TrainConfig)}
+    return f"{nested[name].__name__}.{field}"
 
 
 # tf_agents' `DdpgAgent` is gin-configurable, and `ImagineDdpgAgent` passes these arguments

@@ -15,7 +15,6 @@ Two kinds of runs hold one:
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import tempfile
@@ -44,15 +43,18 @@ from imagine_tf.runs.layout import (
 
 
 def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
-    config = json.loads((root / CONFIG_JSON).read_text())
-    vocabulary = Vocabulary.default()
+    config = TrainConfig.from_json((root / CONFIG_JSON).read_text())
+    model, vocabulary = config.reward_model, Vocabulary.default()
     network = built_network(
         {
-            "architecture": config["reward_architecture"],
+            "architecture": model.architecture,
             "words": vocabulary.words[1:],
             "max_length": vocabulary.max_length,
-            "num_objects": config["num_objects"],
-            "normalize_goal": config.get("reward_normalize_goal", False),
+            "num_objects": config.num_objects,
+            "hidden_units": model.hidden_units,
+            "normalize_goal": model.normalize_goal,
+            "pair_gate": model.pair_gate,
+            "pair_relations": model.pair_relations,
         }
     )
     for name in CHECKPOINT_NAMES:

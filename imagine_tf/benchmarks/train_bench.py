@@ -38,6 +38,7 @@ from imagine_tf.agent.acting import EpisodeActor
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.learning import Learner
+from imagine_tf.reward.model_config import RewardModelConfig
 from imagine_tf.training.loop import train_epoch
 from imagine_tf.training.train_eval import in_process_actor
 from imagine_tf.benchmarks.timing import machine_description
@@ -114,7 +115,7 @@ def _recorded_config(config: TrainConfig, episodes: int) -> dict:
         "batch_size": config.batch_size,
         "num_candidates": config.num_candidates,
         "compute_dtype": config.compute_dtype,
-        "reward_patience": config.reward_patience,
+        "reward_patience": config.reward_model.patience,
     }
 
 
@@ -123,16 +124,15 @@ def run_train_benchmark(
 ) -> dict:
     """Measures the loop; ``quick`` shrinks the epoch (for tests); ``compute_dtype`` is
     `TrainConfig.compute_dtype` (the actor, critic and relabelling precision);
-    ``reward_patience`` is `TrainConfig.reward_patience` (15: the reference's early stopping)."""
+    ``reward_patience`` is `RewardModelConfig.patience` (15: the reference's early stopping)."""
     from imagine_tf.networks.precision import bfloat16_matmul_speedup
 
     matmul_speedup = bfloat16_matmul_speedup()  # before any training: what "auto" would see
     cycles = 5 if quick else 50
     config = TrainConfig(
         cycles_per_epoch=cycles,
-        reward_max_epochs=2 if quick else 100,
+        reward_model=RewardModelConfig(max_epochs=2 if quick else 100, patience=reward_patience),
         compute_dtype=compute_dtype,
-        reward_patience=reward_patience,
     )
     learner = Learner(RunBuilder(config))
     source = in_process_actor(learner)

@@ -115,6 +115,6 @@ def add_commands(commands) -> None:
         type=int,
         default=15,
         help="train: reward-epochs without a better held-out F1 before the reward "
-        "retraining stops (TrainConfig.reward_patience; 15: the reference)",
+        "retraining stops (RewardModelConfig.patience; 15: the reference)",
     )
     bench.set_defaults(run=_bench_command)

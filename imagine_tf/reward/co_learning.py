@@ -13,7 +13,6 @@ dragged towards 0 by the many goals that the last ≤ 120 episodes never achieve
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import numpy as np
@@ -22,35 +21,22 @@ import tensorflow as tf
 from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch
 from imagine_tf.reward.memory import RewardMemory
-
-
-@dataclasses.dataclass(frozen=True)
-class CoLearningConfig:
-    """Hyperparameters of one reward update (defaults: the reference's)."""
-
-    batch_size: int = 512
-    batches_per_epoch: int = 200
-    max_epochs: int = 100
-    patience: int = 15
-    positive_ratio: float = 0.2
-    max_held_out: int = 120
-    learning_rate: float = 1e-3
+from imagine_tf.reward.model_config import RewardModelConfig
 
 
 class CoLearnedReward:
     """Trains a `RewardNetwork` from a `RewardMemory`, update after update.
 
     Args:
-      network: the reward network (trained in place).
-      config: the update's hyperparameters.
-      seed: seed of the batch sampling.
+      network: the reward network (trained in place), built from ``config``.
+      config: the reward model's settings (`TrainConfig.reward_model`); an update reads its
+        learning rate, batches, epochs, patience, positive ratio and ``max_held_out``.
+      seed: seed of the batch sampling (the run's, `TrainConfig.seed`).
     """
 
-    def __init__(
-        self, network: RewardNetwork, config: CoLearningConfig = CoLearningConfig(), seed: int = 0
-    ):
+    def __init__(self, network: RewardNetwork, config: RewardModelConfig, seed: int = 0):
         self.network, self.config = network, config
-        self.optimizer = tf.keras.optimizers.Adam(config.learning_rate)
+        self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
         self._epoch = CompiledRewardEpoch(
             network, self.optimizer, config.batch_size, config.positive_ratio, seed
         )

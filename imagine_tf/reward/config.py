@@ -3,7 +3,8 @@
     imagine-tf reward train --gin-file configs/reward/ma.gin --root-dir R
     imagine-tf reward study --gin-file configs/studies/reward_generalization.gin --root-dir R
 
-`RewardTrainConfig` is what one run does: its network, data, optimisation and budget.
+`RewardTrainConfig` is what one run does: the reward model's settings (`RewardModelConfig`:
+network, optimisation, early stopping, budget), and the data it reads.
 `RewardStudyConfig` is which runs a study makes of it: one per architecture and seed, or
 ensembles of ``ensemble_size`` runs per seed. Command-line flags give only paths, threads and
 a study's seeds. ``train_reward_model.<field>`` is a second name of ``RewardTrainConfig.<field>``
@@ -18,9 +19,10 @@ from typing import Sequence
 
 import gin
 
-from imagine_tf.constants import PAIR_GATES, REWARD_ARCHITECTURES
+from imagine_tf.constants import PAIR_GATES  # noqa: F401 - the choices, spelled out here
+from imagine_tf.constants import REWARD_ARCHITECTURES
 from imagine_tf.data.supervised import GOAL_SETS
-from imagine_tf.reward.training_config import TrainingConfig
+from imagine_tf.reward.model_config import CO_TRAINING_ONLY, RewardModelConfig
 from imagine_tf.runs.config_files import parse_config_files
 
 ARCHITECTURES = REWARD_ARCHITECTURES
@@ -28,54 +30,30 @@ ARCHITECTURES = REWARD_ARCHITECTURES
 
 @gin.configurable
 @dataclasses.dataclass(frozen=True)
-class RewardTrainConfig(TrainingConfig):
-    """One supervised reward run (defaults: the paper's): the trainer's `TrainingConfig` and
-    the data it reads.
+class RewardTrainConfig(RewardModelConfig):
+    """One supervised reward run (defaults: the paper's): the reward model's settings
+    (`RewardModelConfig`, the attributes there) and the data the run reads.
 
     Attributes:
-      architecture: "ma", "fa", "fc" or "ma_pairs".
+      learning_rate: Adam's; None (the default here): 1e-3 (MA, MA-pairs) or 1e-4 (FA, FC).
       goal_set: the goals learned and scored (`imagine_tf.data.supervised.goal_set`):
         "one_object" (the 191 / 64 generalization study), "all" (the two-object study) or
         "grasp".
-      learning_rate: Adam's; None: 1e-3 (MA, MA-pairs) or 1e-4 (FA, FC).
-      batch_size, batches_per_epoch, positive_ratio: balanced batches of an epoch.
-      max_epochs, patience: at most ``max_epochs``; stop after ``patience`` epochs without a
-        better validation F1.
-      hidden_units: the modules' width.
-      normalize_goal: the gates read the L2-normalised goal embedding (not in the paper).
-      pair_gate, pair_relations: MA-pairs' gate variant and relation features (not in the
-        paper); other architectures ignore them.
-      validation_fraction: training episodes held out for early stopping.
-      seed: initialisation, batches and validation split.
-      max_training_seconds: stop after the epoch that exceeds it.
       max_train_episodes, max_test_episodes: use at most this many episodes (None: all).
     """
 
+    learning_rate: float | None = None
     goal_set: str = "one_object"
     max_train_episodes: int | None = None
     max_test_episodes: int | None = None
 
     def __post_init__(self):
-        for name, allowed in (
-            ("architecture", ARCHITECTURES),
-            ("goal_set", GOAL_SETS),
-            ("pair_gate", PAIR_GATES),
-        ):
-            if getattr(self, name) not in allowed:
-                raise ValueError(
-                    f"RewardTrainConfig.{name} must be one of {allowed}, got "
-                    f"{getattr(self, name)!r}."
-                )
-        for name in ("batch_size", "batches_per_epoch", "max_epochs", "patience"):
-            if getattr(self, name) < 1:
-                raise ValueError(
-                    f"RewardTrainConfig.{name} must be >= 1, got {getattr(self, name)}."
-                )
-        if not 0.0 < self.validation_fraction < 1.0:
+        super().__post_init__()
+        if self.goal_set not in GOAL_SETS:
             raise ValueError(
-                f"RewardTrainConfig.validation_fraction must be in (0, 1), got "
-                f"{self.validation_fraction}."
+                f"RewardTrainConfig.goal_set must be one of {GOAL_SETS}, got {self.goal_set!r}."
             )
+        self.check_defaults(CO_TRAINING_ONLY, "A supervised reward run")
 
 
 @gin.configurable

@@ -16,21 +16,22 @@ import gin
 
 from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
-from imagine_tf.reward.supervised_training import SupervisedTrainer, TrainingConfig
+from imagine_tf.reward.supervised_training import SupervisedTrainer
 from imagine_tf.reward.config import RewardTrainConfig, reward_train_config
+from imagine_tf.reward.model_config import RewardModelConfig
 from imagine_tf.runs.layout import OPERATIVE_GIN
 from imagine_tf.runs.lock import RunLock
 
 
 def supervised_config(
     config: RewardTrainConfig, architecture: str | None = None, seed: int | None = None
-) -> TrainingConfig:
-    """The trainer's `TrainingConfig` of ``config`` (with another architecture or seed: a
+) -> RewardModelConfig:
+    """The trainer's `RewardModelConfig` of ``config`` (with another architecture or seed: a
     study's run); the pair settings apply to MA-pairs only."""
     architecture = architecture or config.architecture
     pairs = architecture == "ma_pairs"
-    shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(TrainingConfig)}
-    return TrainingConfig(
+    shared = {f.name: getattr(config, f.name) for f in dataclasses.fields(RewardModelConfig)}
+    return RewardModelConfig(
         **{
             **shared,
             "architecture": architecture,

@@ -45,7 +45,7 @@ from imagine_tf.reward.layout import (
     NETWORK_JSON,
     TENSORBOARD,
 )
-from imagine_tf.reward.training_config import TrainingConfig
+from imagine_tf.reward.model_config import RewardModelConfig
 
 #: RewardNetwork config keys added after runs were made, with the value those runs had.
 CONFIG_ADDED_LATER = {"normalize_goal": False, "pair_gate": "per_slot", "pair_relations": False}
@@ -191,7 +191,7 @@ class SupervisedTrainer:
     def __init__(
         self,
         data: SupervisedData,
-        config: TrainingConfig,
+        config: RewardModelConfig,
         root_dir: str | os.PathLike,
         num_objects: int = 3,
         vocabulary: Vocabulary | None = None,

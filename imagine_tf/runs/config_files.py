@@ -7,19 +7,25 @@ on its search path. `parse_config_files` puts three directories there, so that a
 * the directory of each given file (``include 'base/agent.gin'`` in ``configs/agent/ma.gin``);
 * the repository's ``configs/`` directory (a config elsewhere may include ``base/agent.gin``);
 * the repository root (the ``configs/NAME.gin`` paths of experiment files and the docs).
+
+The files (included ones too) and bindings are read with the old binding names of
+`old_names.MOVED_BINDINGS` renamed (``TrainConfig.reward_max_epochs`` binds
+``RewardModelConfig.max_epochs``): the ``config.gin`` of earlier runs resumes as it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
 import pathlib
 from typing import Sequence
 
 import gin
+import gin.config
 
-from imagine_tf.old_names import MOVED_CONFIG_FILES
+from imagine_tf.old_names import MOVED_CONFIG_FILES, renamed_bindings
 
 REPOSITORY_DIR = pathlib.Path(__file__).resolve().parents[2]
 CONFIGS_DIR = REPOSITORY_DIR / "configs"
@@ -65,10 +71,41 @@ def parse_config_files(
     """
     files = [resolve_config_file(f) for f in gin_files]
     add_search_paths(files)
-    with _quiet_search():
-        gin.parse_config_files_and_bindings(files, list(bindings), finalize_config=False)
+    bindings = [renamed_bindings(binding) for binding in bindings]
+    with _quiet_search(), _reading_old_names():
+        gin.parse_config_files_and_bindings(files, bindings, finalize_config=False)
     with gin.unlock_config():  # on exit, back to the unlocked state finalize leaves
         gin.finalize()
+
+
+@contextlib.contextmanager
+def _reading_old_names():
+    """gin reads each config file, and each file it includes, with `renamed_bindings`.
+
+    gin opens files with the readers of its (module-private) reader list; they are wrapped for
+    the parse. An include is parsed within it, so it is renamed too.
+    """
+    readers = gin.config._FILE_READERS
+    saved = list(readers)
+    readers[:] = [(_renaming(reader), exists) for reader, exists in saved]
+    try:
+        yield
+    finally:
+        readers[:] = saved
+
+
+def _renaming(reader):
+    @contextlib.contextmanager
+    def read(path):
+        with reader(path) as file:
+            text = file.read()
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        renamed = io.StringIO(renamed_bindings(text))
+        renamed.name = getattr(file, "name", str(path))  # gin's error messages name the file
+        yield renamed
+
+    return read
 
 
 class _SearchMisses(logging.Filter):

@@ -28,15 +28,20 @@ import shutil
 
 from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.runs import layout as run_layout
+from imagine_tf.runs.config_keys import declared_defaults, flat_config
 from imagine_tf.runs.layout import checkpoint_logs
 from imagine_tf.runs.lock import RunLock
 
-# TrainConfig fields the checkpoint's variables and arrays are shaped by.
+# TrainConfig settings (flat keys, `config_keys`) the checkpoint's variables and arrays are
+# shaped by.
 STATE_SHAPE_FIELDS = (
     "architecture",
-    "reward_architecture",
+    "reward_model.architecture",
+    "reward_model.hidden_units",
+    "reward_model.pair_gate",
+    "reward_model.pair_relations",
     "num_objects",
-    "reward_normalize_goal",
+    "reward_model.normalize_goal",
     "replay_capacity",
     "memory_capacity",
     "max_imagined_goals",
@@ -105,15 +110,16 @@ def _check_fork_directories(source: pathlib.Path, target: pathlib.Path) -> None:
 
 def _changed_settings(source: pathlib.Path, config) -> tuple[dict, dict]:
     """The fork's config as ``config.json`` has it, and its changes from the source's as
-    {field: [source, fork]}; raises ForkError if a `STATE_SHAPE_FIELDS` field changed."""
-    stored = json.loads((source / run_layout.CONFIG_JSON).read_text())
+    {flat key: [source, fork]} (`config_keys.flat_config`: an earlier flat ``config.json``
+    compares by the same keys); raises ForkError if a `STATE_SHAPE_FIELDS` setting changed."""
+    stored = flat_config(json.loads((source / run_layout.CONFIG_JSON).read_text()))
     new = json.loads(json.dumps(dataclasses.asdict(config)))  # as config.json has it
     # A field the source's config.json lacks was added to TrainConfig later: the source ran with
     # its default (defaults keep the earlier behaviour).
-    defaults = json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(config)}))
+    defaults = json.loads(json.dumps(declared_defaults(type(config))))
     changed = {
         k: [stored.get(k, defaults[k]), v]
-        for k, v in new.items()
+        for k, v in flat_config(new).items()
         if stored.get(k, defaults[k]) != v
     }
     changed_shapes = [k for k in STATE_SHAPE_FIELDS if k in changed]

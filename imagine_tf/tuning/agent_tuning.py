@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import json
 import pathlib
 
 import gin
@@ -25,7 +26,8 @@ import keras_tuner
 import tensorflow as tf
 
 from imagine_tf.runs import layout as run_layout
-from imagine_tf.agent.config import TrainConfig
+from imagine_tf.runs.config_keys import current_key, declared_defaults, flat_config, replaced
+from imagine_tf.agent.config import TrainConfig, binding_name
 from imagine_tf.agent.saved_run_evaluation import evaluate_run
 from imagine_tf.agent.figures import plot_learning_curve
 from imagine_tf.training.train_eval import train
@@ -52,8 +54,9 @@ def objective_value(objective: str, record: dict, evaluation: dict | None = None
 
 
 def trial_gin(base_gin: str, trial_id: str, values: dict, epochs: int) -> str:
-    """The ``config.gin`` of a trial's run: the base gin, then the trial's bindings."""
-    lines = [f"TrainConfig.{name} = {value!r}" for name, value in sorted(values.items())]
+    """The ``config.gin`` of a trial's run: the base gin, then the trial's bindings (``values``
+    by flat key, `config_keys`)."""
+    lines = [f"{binding_name(key)} = {value!r}" for key, value in sorted(values.items())]
     return (
         f"{base_gin.rstrip()}\n\n# Trial {trial_id} of an `imagine-tf tune agent` search\n"
         + "\n".join(lines)
@@ -95,8 +98,9 @@ class AgentTuner(keras_tuner.Tuner):
         return pathlib.Path(self.get_trial_dir(trial_id)) / "run"
 
     def run_trial(self, trial, *args, **kwargs) -> dict:
-        values = trial.hyperparameters.values
-        config = dataclasses.replace(self.base, **values)
+        # a search started before the reward model's settings were nested names them flat
+        values = {current_key(key): value for key, value in trial.hyperparameters.values.items()}
+        config = replaced(self.base, values)
         root = self.run_directory(trial.trial_id)
         gc.collect()
         tf.keras.backend.clear_session()
@@ -120,8 +124,30 @@ class AgentTuner(keras_tuner.Tuner):
 def agent_hyperparameters(
     space: dict, base: TrainConfig, grid: bool = False
 ) -> keras_tuner.HyperParameters:
-    """The declared space, each hyperparameter defaulting to ``base``'s value."""
-    return declared_hyperparameters(space, base, AGENT_TUNABLE, SPACE_NAME, grid=grid)
+    """The declared space, each hyperparameter defaulting to ``base``'s value; a space's
+    earlier name of a setting is its flat key now (``"reward_learning_rate"``:
+    ``"reward_model.learning_rate"``)."""
+    return declared_hyperparameters(current_keys(space), base, AGENT_TUNABLE, SPACE_NAME, grid=grid)
+
+
+def current_keys(space):
+    """A space (any other value as it is: `declared_hyperparameters` refuses it) with its keys
+    as they are now (`config_keys.current_key`)."""
+    if not isinstance(space, dict):
+        return space
+    return {current_key(key): values for key, values in space.items()}
+
+
+def comparable_search(record: dict) -> dict:
+    """A search's record (``search.json``) as a rerun's is compared with it: the base config as
+    flat keys (`flat_config`), with the defaults of the settings added since; the space's keys
+    as they are now."""
+    base = {**declared_defaults(TrainConfig), **flat_config(record.get("base_config", {}))}
+    return {
+        **record,
+        "base_config": json.loads(json.dumps(base)),
+        "search_space": current_keys(record.get("search_space", {})),
+    }
 
 
 def _check_search_arguments(objective: str, epochs_per_trial: int, eval_repetitions: int):
@@ -157,7 +183,7 @@ def _search_record(
     return {
         "what": "agent",
         "tuner": tuner,
-        "search_space": space,
+        "search_space": current_keys(space),
         "budget": budget,
         "base_config": dataclasses.asdict(base),
         "objective": objective,
@@ -222,4 +248,5 @@ def tune_agent(
         max_trials,
         f"the success rate of the noise-free policy on the training goals after "
         f"{epochs_per_trial} epochs, from {how}",
+        comparable=comparable_search,
     )

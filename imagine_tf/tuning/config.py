@@ -5,9 +5,11 @@
     AgentSearchSpace.hyperparameters = {"polyak": {"min": 0.9, "max": 0.99}}
 
 A space maps fields of the tuned configuration (`RewardTrainConfig`, `TrainConfig`) to a tuple
-of values or a range (`search_space`). Only the fields listed in ``REWARD_TUNABLE`` and
-``AGENT_TUNABLE`` may be searched: the others set the training budget (which every trial
-shares) or the task. Unbound, a space is the default one below.
+of values or a range (`search_space`); a field of the agent's reward model is named by its flat
+key, ``"reward_model.learning_rate"`` (the earlier ``"reward_learning_rate"`` is read as it).
+Only the fields listed in ``REWARD_TUNABLE`` and ``AGENT_TUNABLE`` may be searched: the others
+set the training budget (which every trial shares) or the task. Unbound, a space is the default
+one below.
 """
 
 from __future__ import annotations
@@ -41,10 +43,10 @@ AGENT_TUNABLE = (
     "num_candidates",
     "clip_targets",
     "final_layer_init",
-    "reward_learning_rate",
-    "reward_positive_ratio",
-    "reward_batch_size",
-    "reward_normalize_goal",
+    "reward_model.learning_rate",
+    "reward_model.positive_ratio",
+    "reward_model.batch_size",
+    "reward_model.normalize_goal",
     "imagined_target_probability",
     "imagined_candidate_share",
 )
@@ -101,7 +103,8 @@ class AgentSearchSpace:
     """What `imagine-tf tune agent` searches over.
 
     Attributes:
-      hyperparameters: {`TrainConfig` field: values or range}; None: ``DEFAULT_AGENT_SPACE``.
+      hyperparameters: {`TrainConfig` field or flat key: values or range}; None:
+        ``DEFAULT_AGENT_SPACE``.
     """
 
     hyperparameters: dict | None = None

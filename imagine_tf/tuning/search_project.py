@@ -37,6 +37,7 @@ def run_search(
     command: str,
     max_trials: int,
     objective_is: str,
+    comparable: Callable[[dict], dict] | None = None,
 ) -> dict:
     """Runs (or resumes) ``search`` in ``<root_dir>/<project>`` and writes its report there.
 
@@ -45,6 +46,7 @@ def run_search(
       build_tuner: makes the `keras_tuner.Tuner`, once the project is locked and checked.
       defaults: the hyperparameter values of the default configuration (`search_report`).
       command, max_trials, objective_is: recorded in the report.
+      comparable: how a stored search and ``search`` are compared (`check_search`).
 
     Raises:
       SearchMismatch: the project holds another search; `RunLockError`: another process
@@ -52,7 +54,7 @@ def run_search(
     """
     project_dir = pathlib.Path(root_dir) / project
     with RunLock(project_dir):  # one process per project
-        check_search(project_dir, search)
+        check_search(project_dir, search, comparable)
         tuner = build_tuner()
         tuner.search()
     context = {"command": command, **search, "max_trials": max_trials, "objective_is": objective_is}
@@ -64,13 +66,20 @@ class SearchMismatch(ValueError):
     """A project directory that holds another search than the one asked for."""
 
 
-def check_search(project_dir: str | os.PathLike, search: dict) -> None:
+def check_search(
+    project_dir: str | os.PathLike,
+    search: dict,
+    comparable: Callable[[dict], dict] | None = None,
+) -> None:
     """Records ``search`` in a new project; raises `SearchMismatch` naming what differs if the
-    project holds another one."""
+    project holds another one. ``comparable`` maps both records before they are compared (a
+    record written before its config's layout changed compares as it is now)."""
     path = pathlib.Path(project_dir) / SEARCH_JSON
     wanted = json.loads(json.dumps(search))  # tuples as lists, as stored
     if path.exists():
         stored = json.loads(path.read_text())
+        if comparable is not None:
+            stored, wanted = comparable(stored), comparable(wanted)
         differences = [
             key for key in sorted(set(stored) | set(wanted)) if stored.get(key) != wanted.get(key)
         ]

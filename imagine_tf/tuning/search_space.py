@@ -5,18 +5,20 @@
      "hidden_units": (50, 100, 200),                                    # hp.Choice
      "normalize_goal": (False, True)}                                   # hp.Boolean
 
-Each name is a field of the tuned configuration (a frozen dataclass). Its default is the base
+Each name is a field of the tuned configuration (a frozen dataclass), or a field of a config it
+nests under a flat key (``"reward_model.learning_rate"``, `config_keys`). Its default is the base
 configuration's value, so the default configuration is a point of the space: the first trial
 of every search (`oracles`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Mapping, Sequence
 
 import keras_tuner
 from keras_tuner.engine import hyperparameters as hyperparameters_module
+
+from imagine_tf.runs.config_keys import field_value, replaced
 
 RANGE_KEYS = frozenset({"min", "max", "sampling", "step"})
 SAMPLINGS = ("linear", "log")
@@ -59,7 +61,7 @@ def declared_hyperparameters(
                 f"{owner} names {name!r}, which a search cannot change: the tunable fields are "
                 f"{', '.join(tunable)} (the others fix the budget or the task)."
             )
-        default = (defaults or {}).get(name, getattr(base, name))
+        default = (defaults or {}).get(name, field_value(base, name))
         if isinstance(spec, Mapping):
             _add_range(hyperparameters, name, dict(spec), default, owner, grid)
         elif isinstance(spec, (tuple, list)):
@@ -145,6 +147,6 @@ def _end_values(hp) -> list:
 def _check_value(base, name: str, value, owner: str) -> None:
     """Raises SearchSpaceError if the configuration refuses ``value`` for ``name``."""
     try:
-        dataclasses.replace(base, **{name: value})
+        replaced(base, {name: value})
     except (TypeError, ValueError) as error:
         raise SearchSpaceError(f"{owner}[{name!r}] holds {value!r}, refused: {error}") from None

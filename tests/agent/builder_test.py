@@ -5,6 +5,7 @@ import pytest
 
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig, check_agent_bindings
+from imagine_tf.reward.model_config import RewardModelConfig
 
 
 pytestmark = pytest.mark.usefixtures("clear_gin")
@@ -23,12 +24,16 @@ def test_the_agent_and_the_reward_learner_take_every_knob():
         random_action_probability=0.2,
         clip_targets=False,
         hidden_units=16,
-        reward_batch_size=64,
-        reward_learning_rate=5e-4,
-        reward_positive_ratio=0.3,
-        reward_batches_per_epoch=3,
-        reward_max_epochs=4,
-        reward_patience=2,
+        reward_model=RewardModelConfig(
+            batch_size=64,
+            learning_rate=5e-4,
+            positive_ratio=0.3,
+            batches_per_epoch=3,
+            max_epochs=4,
+            patience=2,
+            hidden_units=12,
+            normalize_goal=True,
+        ),
     )
     builder = RunBuilder(config)
     agent = builder.make_agent()
@@ -42,7 +47,11 @@ def test_the_agent_and_the_reward_learner_take_every_knob():
     assert (exploring._noise_stddev, exploring._random_action_probability) == (0.1, 0.2)
     for network in (agent.actor_network, agent.critic_network):
         assert network.trunk.layers_before_sum[0].units == 16
-    learner = builder.make_reward_learner(builder.make_reward_network())
+    reward_network = builder.make_reward_network()
+    assert (reward_network.hidden_units, reward_network.normalize_goal) == (12, True)
+    learner = builder.make_reward_learner(reward_network)
+    assert learner.config is config.reward_model
+    assert float(learner.optimizer.learning_rate) == pytest.approx(5e-4)
     assert (learner.config.batch_size, learner.config.learning_rate) == (64, 5e-4)
     assert learner.config.positive_ratio == 0.3
     assert (learner.config.batches_per_epoch, learner.config.max_epochs) == (3, 4)

@@ -35,11 +35,11 @@ MAIN_PATH = [
             f"TrainConfig.num_objects = {NUM_OBJECTS}",
             'TrainConfig.architecture = "ma"',
             'TrainConfig.reward = "learned"',
-            'TrainConfig.reward_architecture = "ma"',
+            'RewardModelConfig.architecture = "ma"',
             "TrainConfig.reward_update_every = 1",
-            "TrainConfig.reward_max_epochs = 10",
-            "TrainConfig.reward_patience = 5",
-            "TrainConfig.reward_batches_per_epoch = 100",
+            "RewardModelConfig.max_epochs = 10",
+            "RewardModelConfig.patience = 5",
+            "RewardModelConfig.batches_per_epoch = 100",
             "TrainConfig.updates_per_cycle = 80",
         )
         for argument in ("--gin-binding", binding)

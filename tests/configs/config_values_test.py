@@ -14,15 +14,31 @@ from imagine_tf import playground
 from imagine_tf.training import train_eval  # noqa: F401 - registers train_eval
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.runs.config_files import parse_config_files
+from imagine_tf.runs.config_keys import flat_config
 from imagine_tf.reward.config import RewardStudyConfig, reward_train_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# The reference's run (configs/agent/ma.gin), every field.
+# The reference's run (configs/agent/ma.gin), every field (flat keys, `config_keys`; tuples as
+# lists).
 AGENT = {
     "architecture": "ma",
-    "reward_architecture": "ma",
     "reward": "learned",
+    "reward_model.architecture": "ma",
+    "reward_model.learning_rate": 0.001,
+    "reward_model.batch_size": 512,
+    "reward_model.batches_per_epoch": 200,
+    "reward_model.max_epochs": 100,
+    "reward_model.patience": 15,
+    "reward_model.positive_ratio": 0.2,
+    "reward_model.hidden_units": 100,
+    "reward_model.normalize_goal": False,
+    "reward_model.pair_gate": "per_slot",
+    "reward_model.pair_relations": False,
+    "reward_model.validation_fraction": 0.1,
+    "reward_model.max_held_out": 120,
+    "reward_model.seed": 0,
+    "reward_model.max_training_seconds": None,
     "num_objects": 3,
     "min_objects": None,
     "episodes_per_cycle": 12,
@@ -43,13 +59,6 @@ AGENT = {
     "clip_targets": True,
     "hidden_units": 256,
     "reward_update_every": 2,
-    "reward_batches_per_epoch": 200,
-    "reward_max_epochs": 100,
-    "reward_patience": 15,
-    "reward_batch_size": 512,
-    "reward_learning_rate": 0.001,
-    "reward_positive_ratio": 0.2,
-    "reward_normalize_goal": False,
     "final_layer_init": "small_uniform",
     "compute_dtype": "float32",
     "final_goal_ratio": 0.0,
@@ -76,9 +85,9 @@ AGENT_CONFIGS = {
     "agent/quickstart.gin": {
         **FINAL_GOAL,
         "updates_per_cycle": 20,
-        "reward_batches_per_epoch": 100,
-        "reward_max_epochs": 20,
-        "reward_patience": 5,
+        "reward_model.batches_per_epoch": 100,
+        "reward_model.max_epochs": 20,
+        "reward_model.patience": 5,
         "train_eval.num_epochs": 16,
     },
     "studies/imagination.gin": {
@@ -86,9 +95,9 @@ AGENT_CONFIGS = {
         "compute_dtype": "float32",
         "cycles_per_epoch": 10,
         "updates_per_cycle": 20,
-        "reward_batches_per_epoch": 100,
-        "reward_max_epochs": 20,
-        "reward_patience": 5,
+        "reward_model.batches_per_epoch": 100,
+        "reward_model.max_epochs": 20,
+        "reward_model.patience": 5,
         "train_eval.num_epochs": 30,
     },
     "agent/imagine.gin": IMAGINE,
@@ -125,6 +134,7 @@ REWARD = {
     "pair_gate": "per_slot",
     "pair_relations": False,
     "validation_fraction": 0.1,
+    "max_held_out": 120,
     "seed": 0,
     "max_training_seconds": None,
     "max_train_episodes": None,
@@ -241,7 +251,7 @@ def working_directory(request, tmp_path, monkeypatch):
 @pytest.mark.parametrize("name", sorted(AGENT_CONFIGS))
 def test_an_agent_config_makes_its_train_config(name, working_directory):
     parse_config_files([f"configs/{name}"])
-    values = json.loads(json.dumps(dataclasses.asdict(TrainConfig())))  # tuples as lists
+    values = flat_config(json.loads(json.dumps(dataclasses.asdict(TrainConfig()))))
     values["train_eval.num_epochs"] = gin.query_parameter("train_eval.num_epochs")
     assert values == {**AGENT, **AGENT_CONFIGS[name]}
 
@@ -264,7 +274,7 @@ def test_a_tune_config_makes_its_base_and_its_space(name, working_directory):
         assert dataclasses.asdict(reward_train_config()) == {**REWARD, **differences}
         searched = RewardSearchSpace().hyperparameters
     else:
-        values = json.loads(json.dumps(dataclasses.asdict(TrainConfig())))
+        values = flat_config(json.loads(json.dumps(dataclasses.asdict(TrainConfig()))))
         values["train_eval.num_epochs"] = gin.query_parameter("train_eval.num_epochs")
         assert values == {**AGENT, **differences}
         searched = AgentSearchSpace().hyperparameters

@@ -69,7 +69,7 @@ def test_imagine_is_the_reference_run_with_cgh_from_epoch_10(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     parse_gin(argparse.Namespace(gin_file=[str(IMAGINE)], gin_binding=[]), train_eval)
     config = train_eval.TrainConfig()
-    assert (config.architecture, config.reward_architecture, config.reward) == (
+    assert (config.architecture, config.reward_model.architecture, config.reward) == (
         "ma",
         "ma",
         "learned",
@@ -106,7 +106,7 @@ def test_quickstart_is_a_short_ma_run():
     # Under 4 % of the reference's 167 epochs (417,500 updates, 100,200 episodes).
     assert 0 < updates <= 16_000 and 0 < episodes <= 9_600
     # The reward model is retrained with a bounded budget: at most 2,000 batches each time.
-    assert config.reward_max_epochs * config.reward_batches_per_epoch <= 2_000
+    assert config.reward_model.max_epochs * config.reward_model.batches_per_epoch <= 2_000
 
 
 @pytest.mark.parametrize("path", AGENT_CONFIGS, ids=lambda p: p.name)

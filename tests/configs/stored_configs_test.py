@@ -1,6 +1,7 @@
 """The configs that run directories store still parse and resume: an agent run's config.gin and
-config.json written without the newer `TrainConfig` fields, and a reward run's operative config
-that binds ``train_reward_model.<field>``."""
+config.json written without the newer `TrainConfig` fields (its reward settings flat, as before
+`RewardModelConfig`), and a reward run's operative config that binds
+``train_reward_model.<field>``."""
 
 import json
 
@@ -10,6 +11,9 @@ import pytest
 from imagine_tf.cli.main import main
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.reward.config import RewardTrainConfig, reward_train_config
+from imagine_tf.runs.config_files import parse_config_files
+from imagine_tf.runs.config_keys import flat_config
+from tests.configs.earlier_layout import earlier_layout
 
 # An agent run's config.gin as `imagine-tf train` writes it (gin.config_str()), tiny sizes.
 AGENT_RUN_GIN = """import imagine_tf.training.train_eval
@@ -30,6 +34,7 @@ TrainConfig.memory_capacity = 50
 TrainConfig.num_candidates = 5
 TrainConfig.replay_capacity = 50
 TrainConfig.reward = 'oracle'
+TrainConfig.reward_patience = 3
 TrainConfig.updates_per_cycle = 1
 """
 # Fields a stored config.json may lack (they take their defaults, the values of those runs).
@@ -70,8 +75,9 @@ pytestmark = pytest.mark.usefixtures("clear_gin")
 
 
 def test_an_agent_run_with_a_stored_config_resumes_with_no_gin_flags(tmp_path, capsys):
-    gin.parse_config(AGENT_RUN_GIN)
-    stored = json.loads(TrainConfig().to_json())
+    parse_config_files([], [AGENT_RUN_GIN])  # as `train` reads it: the flat names renamed
+    stored = earlier_layout(json.loads(TrainConfig().to_json()))
+    assert stored["reward_patience"] == 3
     gin.clear_config()
     for field in NEWER_FIELDS:
         del stored[field]
@@ -81,8 +87,10 @@ def test_an_agent_run_with_a_stored_config_resumes_with_no_gin_flags(tmp_path, c
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "resuming" in err and json.loads(out)["epoch"] == 1
-    written = json.loads((tmp_path / "config.json").read_text())
-    assert {k: written[k] for k in stored} == stored and written["hidden_units"] == 256
+    written = flat_config(json.loads((tmp_path / "config.json").read_text()))
+    earlier = flat_config(stored)  # "reward_patience" is "reward_model.patience"
+    assert {k: written[k] for k in earlier} == earlier and written["hidden_units"] == 256
+    assert written["reward_model.batch_size"] == 512
 
 
 def test_a_reward_runs_operative_config_parses_into_its_reward_config():

@@ -7,8 +7,9 @@ from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.playground import play
-from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig
+from imagine_tf.reward.co_learning import CoLearnedReward
 from imagine_tf.reward.memory import RewardMemory
+from imagine_tf.reward.model_config import RewardModelConfig
 
 
 def test_updates_learn_from_the_partner_and_keep_the_best_weights():
@@ -33,7 +34,7 @@ def test_updates_learn_from_the_partner_and_keep_the_best_weights():
     tokens = vocabulary.encode(goals.sentences)
     network({"state": memory.states[:1], "goal": tokens[:1]})
     learner = CoLearnedReward(
-        network, CoLearningConfig(batches_per_epoch=60, max_epochs=6, patience=6)
+        network, RewardModelConfig(batches_per_epoch=60, max_epochs=6, patience=6)
     )
     held = memory.held_out_rows(num_new=60)
     labels = memory.positives[held, : len(goals)]

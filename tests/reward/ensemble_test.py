@@ -9,9 +9,9 @@ import pytest
 from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.reward.model_config import RewardModelConfig
 from imagine_tf.reward.supervised_training import (
     SupervisedTrainer,
-    TrainingConfig,
     f1_per_goal,
     score_matrix,
 )
@@ -20,7 +20,8 @@ from imagine_tf.agent.loading import load_reward_network
 from imagine_tf.reward.ensemble import evaluate_ensemble, member_seeds
 from imagine_tf.reward.study import collect_study
 
-TINY = dict(batch_size=64, batches_per_epoch=3, hidden_units=16, max_epochs=2)
+# learning rate None: per architecture, as a supervised run's default
+TINY = dict(learning_rate=None, batch_size=64, batches_per_epoch=3, hidden_units=16, max_epochs=2)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def members(data, tmp_path_factory):
     root = tmp_path_factory.mktemp("members")
     for seed in (0, 1):
         SupervisedTrainer(
-            data, TrainingConfig("ma", seed=seed, **TINY), root / f"ma_s{seed}"
+            data, RewardModelConfig("ma", seed=seed, **TINY), root / f"ma_s{seed}"
         ).train(progress=False)
     return root
 
@@ -77,7 +78,7 @@ def test_members_that_kept_their_test_probabilities_are_not_scored_again(data, t
     kept = []
     for seed in (0, 1):
         run = tmp_path / f"ma_s{seed}"
-        trainer = SupervisedTrainer(data, TrainingConfig("ma", seed=seed, **TINY), run)
+        trainer = SupervisedTrainer(data, RewardModelConfig("ma", seed=seed, **TINY), run)
         trainer.train(progress=False, keep_test_probabilities=True)
         kept.append(run)
     probabilities = np.load(kept[0] / TEST_PROBABILITIES)
@@ -99,7 +100,7 @@ def test_an_unfinished_or_different_member_is_refused_by_name(data, members, tmp
         evaluate_ensemble(data, [members / "ma_s0", members / "ma_s7"], tmp_path / "a", seed=0)
     other = tmp_path / "wide"
     SupervisedTrainer(
-        data, TrainingConfig("ma", **{**TINY, "hidden_units": 8, "max_epochs": 1}), other
+        data, RewardModelConfig("ma", **{**TINY, "hidden_units": 8, "max_epochs": 1}), other
     ).train(progress=False)
     with pytest.raises(ValueError, match="hidden_units"):
         evaluate_ensemble(data, [members / "ma_s0", other], tmp_path / "b", seed=0)

@@ -9,9 +9,9 @@ from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.reward.model_config import RewardModelConfig
 from imagine_tf.reward.supervised_training import (
     SupervisedTrainer,
-    TrainingConfig,
     f1_per_goal,
     summarize_f1,
 )
@@ -43,12 +43,13 @@ def test_summary_groups(data):
     assert summary["one_object"]["test_without_type_2"]["goals"] == 56
 
 
-TINY = dict(batch_size=64, batches_per_epoch=3, hidden_units=16, max_epochs=2)
+# learning rate None: per architecture, as a supervised run's default
+TINY = dict(learning_rate=None, batch_size=64, batches_per_epoch=3, hidden_units=16, max_epochs=2)
 
 
 @pytest.mark.parametrize("architecture", ["ma", "fc"])
 def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
-    trainer = SupervisedTrainer(data, TrainingConfig(architecture, **TINY), tmp_path)
+    trainer = SupervisedTrainer(data, RewardModelConfig(architecture, **TINY), tmp_path)
     metrics = trainer.train(progress=False)
     assert metrics["epochs"] == 2
     saved = json.loads((tmp_path / "metrics.json").read_text())
@@ -57,7 +58,7 @@ def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
     assert (tmp_path / "best.weights.h5").exists()
     assert list((tmp_path / "tensorboard").glob("events.*"))
     resumed = SupervisedTrainer(
-        data, TrainingConfig(architecture, **{**TINY, "max_epochs": 3}), tmp_path
+        data, RewardModelConfig(architecture, **{**TINY, "max_epochs": 3}), tmp_path
     )
     resumed_metrics = resumed.train(progress=False)
     assert resumed_metrics["epochs"] == 3  # continued from epoch 2
@@ -68,17 +69,17 @@ def test_a_tiny_run_writes_everything_and_resumes(data, tmp_path, architecture):
 
 
 def test_resuming_with_another_network_is_refused_and_changes_nothing(data, tmp_path):
-    SupervisedTrainer(data, TrainingConfig("ma", **{**TINY, "max_epochs": 1}), tmp_path).train(
+    SupervisedTrainer(data, RewardModelConfig("ma", **{**TINY, "max_epochs": 1}), tmp_path).train(
         progress=False, evaluate_test=False
     )
     before = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    wider = TrainingConfig("ma", **{**TINY, "max_epochs": 2, "hidden_units": 32})
+    wider = RewardModelConfig("ma", **{**TINY, "max_epochs": 2, "hidden_units": 32})
     with pytest.raises(ValueError, match=r"hidden_units: 16 in the run, 32 now.*new --root-dir"):
         SupervisedTrainer(data, wider, tmp_path).train(progress=False, evaluate_test=False)
     more_words = Vocabulary.from_goals([*data.goals, "Grasp purple cat"])
     with pytest.raises(ValueError, match=r"words: \d+ in the run, \d+ now \(new: \['purple'\]"):
         SupervisedTrainer(
-            data, TrainingConfig("ma", **TINY), tmp_path, vocabulary=more_words
+            data, RewardModelConfig("ma", **TINY), tmp_path, vocabulary=more_words
         ).train(progress=False, evaluate_test=False)
     assert {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
@@ -86,7 +87,7 @@ def test_resuming_with_another_network_is_refused_and_changes_nothing(data, tmp_
 @pytest.mark.slow
 def test_ma_learns(tmp_path):
     data = generate_supervised_data(EpisodeSpec(seed=6), 3000, grammar.one_object_goals(), 50)
-    config = TrainingConfig("ma", batches_per_epoch=100, max_epochs=8, patience=8)
+    config = RewardModelConfig("ma", batches_per_epoch=100, max_epochs=8, patience=8)
     metrics = SupervisedTrainer(data, config, tmp_path).train(progress=False)
     assert metrics["best_validation_f1"] > 0.5
     assert metrics["summary"]["one_object"]["train"]["f1"] > 0.5

@@ -8,10 +8,12 @@ import shutil
 
 import pytest
 
+from imagine_tf.runs.config_keys import replaced
 from imagine_tf.runs.fork import ForkError, fork_run, fork_source
 from imagine_tf.runs.lock import RunDirectoryBusy, RunLock
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.training.train_eval import train
+from tests.configs.earlier_layout import earlier_layout
 
 TINY = TrainConfig(
     reward="oracle",
@@ -33,10 +35,10 @@ def source(tmp_path_factory):
 
 
 def test_the_fork_resumes_the_source_checkpoint_with_the_changed_setting(source, tmp_path):
-    config = dataclasses.replace(TINY, batch_size=32, reward_patience=3)
+    config = replaced(TINY, {"batch_size": 32, "reward_model.patience": 3})
     record = fork_run(source, tmp_path / "fork", config)
     assert record["epoch"] == 2 and record["source"] == str(source.resolve())
-    assert record["changed"] == {"batch_size": [16, 32], "reward_patience": [15, 3]}
+    assert record["changed"] == {"batch_size": [16, 32], "reward_model.patience": [15, 3]}
     assert json.loads((tmp_path / "fork" / "fork.json").read_text()) == record
     assert fork_source(tmp_path / "fork") == str(source.resolve())
     assert fork_source(tmp_path / "fork", source) == str(source.resolve())
@@ -68,6 +70,21 @@ def test_a_setting_added_after_the_source_started_is_recorded_against_its_defaul
     (older / "config.json").write_text(json.dumps(stored))
     record = fork_run(older, tmp_path / "fork", dataclasses.replace(TINY, final_goal_ratio=0.5))
     assert record["changed"] == {"final_goal_ratio": [0.0, 0.5]}
+
+
+def test_a_source_with_flat_reward_settings_compares_by_the_nested_keys(source, tmp_path):
+    older = tmp_path / "older"
+    shutil.copytree(source, older)
+    stored = earlier_layout(json.loads((source / "config.json").read_text()))
+    assert stored["reward_patience"] == 15 and "reward_model" not in stored
+    (older / "config.json").write_text(json.dumps(stored))
+    assert fork_run(older, tmp_path / "same", TINY)["changed"] == {}
+    config = replaced(TINY, {"reward_model.patience": 3})
+    assert fork_run(older, tmp_path / "fork", config)["changed"] == {
+        "reward_model.patience": [15, 3]
+    }
+    with pytest.raises(ForkError, match="reward_model.architecture: source 'ma', fork 'fc'"):
+        fork_run(older, tmp_path / "b", replaced(TINY, {"reward_model.architecture": "fc"}))
 
 
 def test_what_cannot_be_forked_is_refused_and_nothing_is_written(source, tmp_path):

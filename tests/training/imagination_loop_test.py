@@ -14,10 +14,11 @@ from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView
 from imagine_tf.agent.learning import Learner
+from imagine_tf.reward.model_config import RewardModelConfig
 
 CONFIG = TrainConfig(
     architecture="fc",
-    reward_architecture="fc",
+    reward_model=RewardModelConfig(architecture="fc"),
     reward="oracle",
     episodes_per_cycle=4,
     replay_capacity=100,
@@ -147,7 +148,7 @@ def test_a_checkpoint_restores_the_imagined_set_and_the_heuristic(learner, tmp_p
 
 def test_each_epoch_logs_the_imagined_set_and_the_learned_reward_on_test_goals():
     config = dataclasses.replace(
-        CONFIG, reward="learned", reward_architecture="ma", reward_max_epochs=2
+        CONFIG, reward="learned", reward_model=RewardModelConfig(architecture="ma", max_epochs=2)
     )
     learner = Learner(RunBuilder(config))
     learner.observe(

@@ -1,5 +1,6 @@
 """The co-training loop: tiny runs with the oracle and the learned reward, logs, resume."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -11,7 +12,9 @@ from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.runs.lock import RunConfigMismatch
 from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
-from imagine_tf.agent.config import TrainConfig
+from imagine_tf.agent.config import TrainConfig, binding_name
+from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.runs.config_keys import declared_defaults, flat_config
 from imagine_tf.training.train_eval import make_learner, train
 
 TINY = dict(
@@ -20,11 +23,17 @@ TINY = dict(
     updates_per_cycle=2,
     batch_size=16,
     num_candidates=5,
-    reward_batches_per_epoch=3,
-    reward_max_epochs=2,
+    reward_model=RewardModelConfig(batches_per_epoch=3, max_epochs=2),
     replay_capacity=100,
     memory_capacity=100,
 )
+
+
+def oracle_bindings() -> list[str]:
+    """The gin bindings of ``TrainConfig(reward="oracle", **TINY)``: its non-default settings."""
+    values = flat_config(json.loads(TrainConfig(reward="oracle", **TINY).to_json()))
+    defaults = json.loads(json.dumps(declared_defaults(TrainConfig)))  # tuples as lists
+    return [f"{binding_name(k)} = {v!r}" for k, v in values.items() if v != defaults[k]]
 
 
 @pytest.mark.parametrize("reward", ["oracle", "learned"])
@@ -66,7 +75,8 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
 def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_path):
     from imagine_tf.agent.loading import load_reward_network
 
-    config = TrainConfig(reward_normalize_goal=True, **TINY)
+    model = dataclasses.replace(TINY["reward_model"], normalize_goal=True)
+    config = TrainConfig(**{**TINY, "reward_model": model})
     trainer, _ = train(config, tmp_path, num_epochs=1, progress=False)
     assert trainer.reward_network.normalize_goal
     loaded, _ = load_reward_network(tmp_path)
@@ -197,9 +207,7 @@ def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
     import sys
     import time
 
-    bindings = [
-        f"TrainConfig.{key} = {value}" for key, value in {**TINY, "reward": "'oracle'"}.items()
-    ]
+    bindings = oracle_bindings()
     command = [
         sys.executable,
         "-m",
@@ -242,9 +250,7 @@ def test_train_eval_writes_the_learning_curve_and_the_agent_gif(tmp_path):
 
     from imagine_tf.training.train_eval import train_eval
 
-    gin.parse_config(
-        [f"TrainConfig.{key} = {value}" for key, value in {**TINY, "reward": "'oracle'"}.items()]
-    )
+    gin.parse_config(oracle_bindings())
     try:
         train_eval(
             str(tmp_path), num_epochs=2, progress=False, demo_goals=("Go left", "Grasp any animal")

@@ -94,3 +94,35 @@ def test_the_objective_comes_from_the_last_record_or_an_evaluation():
     assert objective_value("train_success_go", record) == 0.75
     assert objective_value("train_success", record, evaluation) == 0.3
     assert objective_value("train_success_go", record, evaluation) == 0.8
+
+
+def test_a_reward_model_setting_is_searched_by_its_flat_key(smoke):
+    from imagine_tf.tuning.agent_tuning import agent_hyperparameters
+
+    base, text = smoke
+    flat = {"reward_model.learning_rate": (1e-3, 3e-3)}
+    earlier = {"reward_learning_rate": (1e-3, 3e-3)}  # the name before it was nested
+    for space in (flat, earlier):
+        hyperparameters = agent_hyperparameters(space, base)
+        assert [hp.name for hp in hyperparameters.space] == ["reward_model.learning_rate"]
+    run_gin = trial_gin(text, "1", {"reward_model.learning_rate": 3e-3, "polyak": 0.9}, 1)
+    assert "RewardModelConfig.learning_rate = 0.003" in run_gin
+    gin.parse_config(run_gin)
+    config = TrainConfig()
+    assert (config.reward_model.learning_rate, config.polyak) == (3e-3, 0.9)
+
+
+def test_a_search_recorded_with_flat_reward_settings_compares_equal(smoke):
+    import dataclasses
+
+    from imagine_tf.tuning.agent_tuning import comparable_search
+    from tests.configs.earlier_layout import earlier_layout
+
+    base, _ = smoke
+    now = json.loads(json.dumps({"search_space": SPACE, "base_config": dataclasses.asdict(base)}))
+    earlier = {**now, "base_config": earlier_layout(now["base_config"])}
+    assert "reward_patience" in earlier["base_config"]
+    assert comparable_search(earlier) == comparable_search(now)
+    changed = {**now, "search_space": {"reward_learning_rate": [1e-3, 3e-3]}}
+    assert comparable_search(changed) != comparable_search(now)
+    assert list(comparable_search(changed)["search_space"]) == ["reward_model.learning_rate"]

@@ -1,7 +1,7 @@
 """One reward retraining from runs' restored states, at several patiences.
 
 For each run, restores its last checkpoint (networks, goals, reward memory) once per patience and
-runs one co-learning update with the reference's settings (`CoLearningConfig`'s defaults:
+runs one co-learning update with the reference's settings (`RewardModelConfig`'s defaults:
 up to 100 reward-epochs of 200 batches of 512, F1 early stopping) and a fresh optimizer,
 holding out the memory's most recent ``--held-out`` final states (the protocol holds out 120;
 more gives a steadier comparison). Writes the seconds, the reward-epochs and the held-out mean
@@ -29,7 +29,8 @@ from imagine_tf.cli.common import limit_threads  # noqa: E402
 limit_threads(args.threads)
 
 from imagine_tf.experiments.report import code_version  # noqa: E402
-from imagine_tf.reward.co_learning import CoLearnedReward, CoLearningConfig  # noqa: E402
+from imagine_tf.reward.co_learning import CoLearnedReward  # noqa: E402
+from imagine_tf.reward.model_config import RewardModelConfig  # noqa: E402
 from imagine_tf.agent.loading import load_agent  # noqa: E402
 
 
@@ -50,8 +51,8 @@ rows = []
 for run in args.runs:
     for patience in args.patience:
         learner = load_agent(run)  # the same restored state for every patience
-        # the reference's update (CoLearningConfig's defaults), whatever the run's own settings
-        config = CoLearningConfig(patience=patience, max_held_out=args.held_out)
+        # the reference's update (RewardModelConfig's defaults), whatever the run's own settings
+        config = RewardModelConfig(patience=patience, max_held_out=args.held_out)
         reward = CoLearnedReward(learner.reward_network, config, seed=learner.config.seed)
         before = held_out_f1(learner, reward)
         tokens = learner.builder.goal_tokens(learner.goals.sentences)
