@@ -55,15 +55,16 @@ def _build_command(args: argparse.Namespace) -> int:
     record = pathlib.Path(
         args.experiment_record
         or REPOSITORY / "docs" / "results" / "experiments" / f"{run.parent.name}.json"
-    )
-    if record.resolve().is_relative_to(REPOSITORY):
-        record = record.resolve().relative_to(REPOSITORY)
+    ).resolve()
     limit_threads(args.threads)
+    import tensorflow as tf
+
+    tf.get_logger().setLevel("ERROR")  # each seed's network traces its own scan: no news
     request = BuildRequest(
         run=run,
         seed_runs=_seed_runs(args.seed_runs),
         out=pathlib.Path(args.out),
-        experiment_record=record if record.is_absolute() else REPOSITORY / record,
+        experiment_record=record,
         command="imagine-tf " + shlex.join(args.argv),
         code_version=code_version(REPOSITORY, outputs=("docs/results", MODELS)),
     )

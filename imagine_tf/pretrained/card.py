@@ -49,6 +49,7 @@ def _files(card: dict) -> list[str]:
         parts = path.split("/")
         sizes["/".join(parts[:2]) + "/" if len(parts) > 2 else path] += entry["bytes"]
     agent, reward = card["agent"], card["reward"]
+    sizes = {f"{agent['directory']}/{path}": size for path, size in sizes.items()}
     lines = [
         "## Files",
         "",
@@ -81,7 +82,8 @@ def _making(card: dict) -> list[str]:
         f"`{source['experiment_record']}`), seed {source['seed']}: the seed was fixed before "
         "any result was seen, not picked for its results. The experiment "
         f"(`{source['experiment_command']}`) ran these commands (RUNS: its runs directory) with "
-        f"the code of commit {', '.join(versions)}:",
+        f"the code of commit {', '.join(versions)}, as its report recorded them (the file "
+        "names are that commit's):",
         "",
         "```bash",
         *source["commands"],
@@ -167,33 +169,49 @@ def _prediction_width(n: int) -> float:
     return float(stats.t.ppf(0.975, n - 1) * (1 + 1 / n) ** 0.5)
 
 
+def _agrees(pairs: list[tuple]) -> str:
+    return "the same as" if all(abs(a - b) < 1e-9 for a, b in pairs) else "not the same as"
+
+
 def _checks(card: dict) -> list[str]:
     shipped, check = card["shipped"], card["measures"]["check"]
     recorded, served = shipped["recorded"], shipped["served"]
-    band = card["seeds"]["spread"]["train_success"]["band"]
-    n = card["seeds"]["spread"]["train_success"]["n"]
-    return [
+    spread = card["seeds"]["spread"]
+    band, n = spread["train_success"]["band"], spread["train_success"]["n"]
+    wide = [LABELS[m] for m in METRICS if spread[m]["band"][0] < 0 or spread[m]["band"][1] > 1]
+    again = [(shipped[k], recorded[k]) for k in ("train_success", "test_success")]
+    again.append((shipped["test_goal_f1"], recorded["test_goal_f1"]))
+    lines = [
         "## Checks",
         "",
-        f"* Measured again, the shipped copy gives what the run recorded: train / test SR "
-        f"{_f(shipped['train_success'])} / {_f(shipped['test_success'])} (its eval.json: "
-        f"{_f(recorded['train_success'])} / {_f(recorded['test_success'])}), reward F1 on the "
-        f"test goals {_f(shipped['test_goal_f1'])} (its last epoch's record: "
+        f"* Measured again by the build, the shipped copy gives {_agrees(again)} what the run "
+        f"recorded: train / test SR {_f(shipped['train_success'])} / "
+        f"{_f(shipped['test_success'])} (its eval.json: {_f(recorded['train_success'])} / "
+        f"{_f(recorded['test_success'])}), reward F1 on the test goals "
+        f"{_f(shipped['test_goal_f1'])} (its last epoch's record: "
         f"{_f(recorded['test_goal_f1'])}).",
-        f"* The served SavedModel scores as the checkpoint: reward F1 "
-        f"{_f(served['train_goal_f1'])} / {_f(served['test_goal_f1'])} on the training / test "
-        "goals.",
-        f"* `tests/pretrained/pretrained_test.py` loads the shipped models on every test run "
-        f"and measures the check (train SR over {check['episodes_per_goal']} episodes per goal, "
-        f"seed {check['seed']}: {_f(shipped['check_train_success'])} here) and both reward F1s "
-        "through the SavedModel; each must lie in its band, the seeds' mean ± 3 std "
-        f"(train SR: {_f(band[0])} – {_f(band[1])}). The min – max of {n} seeds holds a further "
-        f"seed of the configuration with probability (n − 1) / (n + 1) = {(n - 1) / (n + 1):.2f} "
-        "only, too narrow for a test that a faithful model must pass; the 95 % prediction "
-        f"interval of Student's t for one more seed is mean ± {_prediction_width(n):.2f} std, "
-        "close to the band.",
-        "",
+        f"* The served SavedModel scores "
+        f"{_agrees([(served[k], shipped[k]) for k in ('train_goal_f1', 'test_goal_f1')])} the "
+        f"checkpoint's network: reward F1 {_f(served['train_goal_f1'])} / "
+        f"{_f(served['test_goal_f1'])} on the training / test goals.",
+        "* `tests/pretrained/pretrained_test.py` loads the shipped models and measures again "
+        f"the check (train SR over {check['episodes_per_goal']} episodes per goal, seed "
+        f"{check['seed']}: {_f(shipped['check_train_success'])} at the build) and both reward "
+        "F1s through the SavedModel. Each must lie in its band, the seeds' mean ± 3 std "
+        f"(train SR: {_f(band[0])} – {_f(band[1])}), and within {check['tolerance']} of the "
+        "card's figure (rounding on another CPU may flip an episode or a borderline "
+        f"probability). The min – max of {n} seeds would hold a further seed of the "
+        f"configuration with probability (n − 1) / (n + 1) = {(n - 1) / (n + 1):.2f} only, too "
+        "narrow for a test that a faithful model must pass; the 95 % prediction interval of "
+        f"Student's t for one more seed is mean ± {_prediction_width(n):.2f} std, close to the "
+        "band.",
     ]
+    if wide:
+        lines.append(
+            f"* The band of {', '.join(wide)} goes beyond [0, 1]: the seeds disagree too much "
+            "for it to check anything, and the test's agreement with the card is what counts."
+        )
+    return lines + [""]
 
 
 def render_readme(card: dict) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import pathlib
 
+from imagine_tf.pretrained.location import REPOSITORY
 from imagine_tf.runs import layout as run_layout
 
 
@@ -31,6 +32,12 @@ def _code_versions(path: pathlib.Path) -> list[str]:
             f"`imagine-tf experiment` records in {path}."
         )
     return list(dict.fromkeys(path.read_text().split()))
+
+
+def _shown(path: pathlib.Path) -> str:
+    """A path inside the repository relative to its root, others as they are."""
+    path = pathlib.Path(path).resolve()
+    return str(path.relative_to(REPOSITORY)) if path.is_relative_to(REPOSITORY) else str(path)
 
 
 def _cells(run: pathlib.Path) -> tuple[list[str], dict | None]:
@@ -68,7 +75,7 @@ def provenance(run: pathlib.Path, record_path: pathlib.Path, evaluation: dict) -
     return {
         "run": str(run),
         "experiment": experiment,
-        "experiment_record": str(record_path),
+        "experiment_record": _shown(record_path),
         "experiment_command": f"imagine-tf experiment {experiment}",
         "configuration": label,
         "seed": config["seed"],
