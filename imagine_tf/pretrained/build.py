@@ -156,7 +156,7 @@ def _shipped_figures(target: pathlib.Path, evaluation: dict, progress: list, pro
         "train_per_predicate": result["train_per_predicate"],
         "check_train_success": measures.check_success(learner),
         **measures.reward_f1(learner.reward_network, probes),
-        "served": measures.served_reward_f1(target / REWARD, probes),
+        "served": measures.served_reward_f1(measures.load_served(target / REWARD), probes),
         "recorded": {
             "train_success": evaluation["train_success"],
             "test_success": evaluation["test_success"],

@@ -95,6 +95,15 @@ def _making(card: dict) -> list[str]:
     ]
 
 
+def _imagined(data: dict) -> str:
+    if data["imagination"] == "none" or data["imagined_goals"] is None:
+        return "it imagined none"
+    return (
+        f"imagination ({data['imagination']}) from epoch {data['imagination_start']} invented "
+        f"{data['imagined_goals']}, {data['imagined_test_goals']} of them test goals"
+    )
+
+
 def _data(card: dict) -> list[str]:
     data = card["data"]
     fork = (
@@ -111,10 +120,8 @@ def _data(card: dict) -> list[str]:
         f"of {data['batch_size']} transitions) and from the social partner's descriptions of "
         "their final states, which name training goals only (predicates "
         f"{', '.join(data['partner_predicates'])}); the reward model learned from those "
-        "descriptions alone. It discovered "
-        f"{data['discovered_goals']} goals; imagination ({data['imagination']}) from epoch "
-        f"{data['imagination_start']} invented {data['imagined_goals']}, "
-        f"{data['imagined_test_goals']} of them test goals.{fork}",
+        f"descriptions alone. It discovered {data['discovered_goals']} goals; "
+        f"{_imagined(data)}.{fork}",
         "",
     ]
 
@@ -170,7 +177,9 @@ def _prediction_width(n: int) -> float:
 
 
 def _agrees(pairs: list[tuple]) -> str:
-    return "the same as" if all(abs(a - b) < 1e-9 for a, b in pairs) else "not the same as"
+    """Whether the figures measured again are those recorded (pairs without a record skipped)."""
+    same = all(abs(a - b) < 1e-9 for a, b in pairs if a is not None and b is not None)
+    return "the same as" if same else "not the same as"
 
 
 def _checks(card: dict) -> list[str]:

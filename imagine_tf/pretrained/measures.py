@@ -67,9 +67,15 @@ def latest_version(model_base_path: str | pathlib.Path) -> pathlib.Path:
     return max(versions, key=lambda p: int(p.name))
 
 
-def served_reward_f1(model_base_path, probes: dict[str, GoalProbe]) -> dict[str, float]:
-    """`reward_f1` through the exported SavedModel's ``scan`` signature (what `serve` runs)."""
-    scan = tf.saved_model.load(str(latest_version(model_base_path))).signatures["scan"]
+def load_served(model_base_path: str | pathlib.Path):
+    """The newest version of an exported reward model, loaded (its ``signatures``)."""
+    return tf.saved_model.load(str(latest_version(model_base_path)))
+
+
+def served_reward_f1(served, probes: dict[str, GoalProbe]) -> dict[str, float]:
+    """`reward_f1` through an exported SavedModel's ``scan`` signature (what `serve` runs);
+    ``served``: `load_served`'s model."""
+    scan = served.signatures["scan"]
     result = {}
     for split, probe in probes.items():
         rewards = scan(states=tf.constant(probe.states), goals=tf.constant(list(probe.goals)))

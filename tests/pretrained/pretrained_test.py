@@ -32,6 +32,11 @@ def learner():
 
 
 @pytest.fixture(scope="module")
+def served():
+    return measures.load_served(location.reward_dir())
+
+
+@pytest.fixture(scope="module")
 def probes(card):
     return measures.goal_probes(card["agent"]["config"]["num_objects"])
 
@@ -51,24 +56,21 @@ def test_the_shipped_policy_succeeds_as_its_card_says(card, learner):
     assert int(learner.epoch.numpy()) == card["agent"]["epoch"]
 
 
-def test_the_served_reward_scores_as_its_card_says(card, probes):
-    measured = measures.served_reward_f1(location.reward_dir(), probes)
+def test_the_served_reward_scores_as_its_card_says(card, served, probes):
+    measured = measures.served_reward_f1(served, probes)
     for metric in ("train_goal_f1", "test_goal_f1"):
         assert_as_the_card_says(card, metric, measured[metric], card["shipped"][metric])
 
 
-def test_the_served_reward_is_the_checkpoints_reward_network(learner, probes):
+def test_the_served_reward_is_the_checkpoints_reward_network(learner, served, probes):
     states = probes["test"].states[:16]
     goals = ["Grasp red cat"] * len(states)
-    version = measures.latest_version(location.reward_dir())
-    served = tf.saved_model.load(str(version)).signatures["score"](
-        goals=tf.constant(goals), states=tf.constant(states)
-    )
+    scored = served.signatures["score"](goals=tf.constant(goals), states=tf.constant(states))
     embeddings = learner.encode_goals(learner.builder.goal_tokens(goals))
     expected = learner.reward_network.head(tf.constant(states), embeddings)
-    assert served["module_probabilities"].shape == (16, 3)  # one per object
+    assert scored["module_probabilities"].shape == (16, 3)  # one per object
     np.testing.assert_allclose(
-        served["probability"].numpy(), np.ravel(expected.numpy()), rtol=0, atol=1e-5
+        scored["probability"].numpy(), np.ravel(expected.numpy()), rtol=0, atol=1e-5
     )
 
 
