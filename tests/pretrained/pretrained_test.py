@@ -15,7 +15,7 @@ import tensorflow as tf
 
 from imagine_tf.cli.main import main
 from imagine_tf.pretrained import location, measures
-from imagine_tf.pretrained.card import render_readme
+from imagine_tf.pretrained.card import METRICS, render_readme
 from imagine_tf.pretrained.play import load_pretrained_agent, play_agent
 
 pytestmark = pytest.mark.timeout(300)
@@ -89,6 +89,16 @@ def test_the_files_are_those_the_card_lists_and_fit_in_20_mb(card):
 def test_the_readme_is_the_card_rendered(card):
     readme = (location.models_dir() / location.README).read_text()
     assert readme == render_readme(card)
+
+
+def test_the_results_page_quotes_the_card(card):
+    text = (location.REPOSITORY / "docs" / "results.md").read_text()
+    section = text[text.index("### Pretrained models") :]
+    section = section[: section.index("\n## ")]
+    shipped, spread = card["shipped"], card["seeds"]["spread"]
+    assert "{:.3f} / {:.3f}; {:.3f} / {:.3f}".format(*(shipped[m] for m in METRICS)) in section
+    seeds = [f"{spread[m]['mean']:.3f} ± {spread[m]['std']:.3f}" for m in METRICS]
+    assert "{} / {}; {} / {}".format(*seeds) in section
 
 
 def test_the_or_weights_are_those_the_card_names(card):
