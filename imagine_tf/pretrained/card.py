@@ -57,8 +57,9 @@ def _files(card: dict) -> list[str]:
         "networks-only checkpoint: the actor, the critic and the reward network (its OR "
         "network included), the known and imagined goals and the epoch records, without "
         "optimizer state, target networks, reward memory or replay (it cannot be trained "
-        f"further). `{reward['directory']}/{reward['version']}/` is its reward model exported by "
-        f"`imagine-tf export reward` (N = 1 to {reward['max_num_objects']} objects). The OR "
+        f"further). `{reward['directory']}/{reward['version']}/` is its reward model, exported "
+        "as `imagine-tf export reward` exports one (it accepts N = 1 to "
+        f"{reward['max_num_objects']} objects). The OR "
         "networks of other N are the package's "
         f"`{reward['or_weights']['directory']}/` (SHA-256 in card.json).",
         "",
