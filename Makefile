@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo quickstart test test-all bench experiments clean
+.PHONY: install demo quickstart notebook test test-all bench experiments clean
 
 $(STAMP): requirements/lock.txt setup.cfg
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required (set PYTHON=...)"; exit 1; }
@@ -26,6 +26,17 @@ demo: $(STAMP)
 quickstart: $(STAMP)
 	$(BIN)/imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/quickstart
 	$(BIN)/imagine-tf eval --root-dir runs/quickstart --repetitions 10
+
+## The tour (notebooks/tour.ipynb: the world, the partner, the pretrained agent and its reward
+## model, imagination, a local server) in Jupyter. The first time, installs Jupyter's server and
+## web UI into .venv (requirements/notebook.txt; the kernel's packages are in the lock).
+NOTEBOOK_STAMP := $(VENV)/.notebook-installed
+$(NOTEBOOK_STAMP): $(STAMP) requirements/notebook.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -c requirements/lock.txt -r requirements/notebook.txt
+	touch $(NOTEBOOK_STAMP)
+
+notebook: $(NOTEBOOK_STAMP)
+	$(BIN)/jupyter-notebook $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/tour.ipynb
 
 ## Tests (slow ones deselected by setup.cfg; integration = real servers on 127.0.0.1, included),
 ## on TEST_WORKERS processes (pytest-xdist), a test module per worker at a time. A single file

@@ -75,6 +75,8 @@ SLOWEST_MODULES = (
     "tests/training/learning_test.py",
     "tests/training/train_eval_test.py",
     "tests/reward/export_test.py",
+    "tests/notebooks/tour_test.py",
+    "tests/pretrained/pretrained_test.py",
     "tests/serving/serving_test.py",
     "tests/experiments/fork_grid_test.py",
     "tests/cli/main_test.py",

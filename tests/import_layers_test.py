@@ -57,6 +57,17 @@ ALLOWED = {
     "tuning": {"language", "networks", "reward", "data", "agent", "runs", "training"},
     # experiments run `imagine-tf` subprocesses; they read run files (both run layouts)
     "experiments": {"agent", "reward", "runs"},
+    # the repository's pretrained models: made from runs, measured, played
+    "pretrained": {
+        "agent",
+        "reward",
+        "language",
+        "env",
+        "runs",
+        "networks",
+        "export",
+        "playground",
+    },
     "cli": {
         "env",
         "gymnasium_env",
@@ -74,6 +85,7 @@ ALLOWED = {
         "export",
         "distributed",
         "experiments",
+        "pretrained",
     },
 }
 

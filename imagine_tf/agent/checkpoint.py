@@ -10,6 +10,12 @@ checkpoint in place: it writes ``checkpoint.tmp``, renames the landed one to
 on it). With actor processes, episodes still in the replay server's queue when the learner
 stops are not in the checkpoint: a resumed learner takes what the actors play next, and its
 episode counter counts only the episodes it stored (docs/distributed.md).
+
+A **networks-only** checkpoint (`write_networks_checkpoint`, the form of the repository's
+pretrained models) keeps what acting, evaluating and exporting read: the actor, the critic,
+the reward network (its OR network included), the epoch and train step, the known and imagined
+goals and the epoch records. It has no optimizer state, target networks, reward memory or
+replay, so it cannot be trained further; `restore_networks` reads either kind.
 """
 
 from __future__ import annotations
@@ -90,38 +96,114 @@ class LearnerCheckpoint:
         state["learner_rng"] = encode_rng_state(learner.rng)
         return state
 
-    def restore(self, with_replay: bool = True) -> bool:
-        """Restores the last checkpoint if there is one; False if none.
+    def restore(self) -> bool:
+        """Restores the last checkpoint, replay included, to go on training; False if none.
 
-        ``with_replay=False`` leaves the replay empty (evaluation needs only the networks).
+        Raises `NotResumable` for a networks-only checkpoint (it has no optimizer state).
         """
-        learner, agent = self.learner, self.learner.agent
+        learner = self.learner
         directory = self.layout.landed_checkpoint()
-        if directory is None:
-            if with_replay:  # episode files of a first save that never landed go
-                self.replay_checkpoint.restore(learner.replay, 0)
+        if directory is None:  # episode files of a first save that never landed go
+            self.replay_checkpoint.restore(learner.replay, 0)
             return False
+        state = _numpy_state(directory)
+        if NETWORKS_ONLY in state:
+            raise NotResumable(
+                f"{self.layout.root} holds a networks-only checkpoint (no optimizer state, "
+                "reward memory or replay): it can be evaluated, played, exported and served, "
+                "not trained further. Train a new run into another --root-dir."
+            )
         prefix = str(directory / run_layout.CHECKPOINT_TF_PREFIX)
         self.checkpoint.read(prefix).assert_existing_objects_matched()
-        state = dict(np.load(directory / run_layout.CHECKPOINT_STATE, allow_pickle=True))
+        replay_state = _part(state, "replay_")
+        if "observations" not in replay_state:  # in replay/ (else: an older run's npz)
+            self.replay_checkpoint.restore(learner.replay, int(replay_state["episodes_added"]))
+        learner.replay.load_state_dict(replay_state)
+        learner.memory.load_state_dict(_part(state, "memory_"))
+        if "learner_rng" in state:  # (checkpoints from before imagination have none)
+            decode_rng_state(learner.rng, state["learner_rng"])
+        self._restore_goals(state)
+        return True
 
-        def part(prefix):
-            return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+    def restore_networks(self) -> bool:
+        """Restores what acting, evaluation and export read (either kind of checkpoint): the
+        networks, the epoch and train step, the goals, imagination and epoch records. The
+        replay and the reward memory stay empty, the optimizers as built. False if no
+        checkpoint."""
+        directory = self.layout.landed_checkpoint()
+        if directory is None:
+            return False
+        status = networks_checkpoint(self.learner).read(
+            str(directory / run_layout.CHECKPOINT_TF_PREFIX)
+        )
+        status.expect_partial().assert_existing_objects_matched()
+        self._restore_goals(_numpy_state(directory))
+        return True
 
-        replay_state = part("replay_")
-        if with_replay:
-            if "observations" not in replay_state:  # in replay/ (else: an older run's npz)
-                self.replay_checkpoint.restore(learner.replay, int(replay_state["episodes_added"]))
-            learner.replay.load_state_dict(replay_state)
-        learner.goals.load_state_dict(part("goals_"))
-        learner.memory.load_state_dict(part("memory_"))
+    def _restore_goals(self, state: dict) -> None:
+        """Known goals, imagination and epoch records; the goal embeddings recomputed."""
+        learner = self.learner
+        learner.goals.load_state_dict(_part(state, "goals_"))
         learner.logs = decode_logs(state["logs"])
         if "imagination" in state:  # (checkpoints from before imagination have none)
             learner.imagination.load_state_dict(json.loads(state["imagination"].tobytes()))
-            decode_rng_state(learner.rng, state["learner_rng"])
         learner.embed_goals()
-        agent.set_goal_encoder(learner.reward_network.encoder)
-        return True
+        learner.agent.set_goal_encoder(learner.reward_network.encoder)
+
+
+class NotResumable(ValueError):
+    """A networks-only checkpoint was asked to go on training."""
+
+
+# The key of a networks-only checkpoint's state.npz that says what it is.
+NETWORKS_ONLY = "networks_only"
+
+
+def _numpy_state(directory) -> dict:
+    with np.load(directory / run_layout.CHECKPOINT_STATE, allow_pickle=True) as data:
+        return dict(data)
+
+
+def _part(state: dict, prefix: str) -> dict:
+    return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+
+
+def networks_checkpoint(learner: Learner) -> tf.train.Checkpoint:
+    """The learner's networks under the names its full checkpoint gives them (so it reads
+    either kind): actor, critic, train step, reward network, epoch."""
+    agent = learner.agent
+    return tf.train.Checkpoint(
+        agent=tf.train.Checkpoint(
+            _actor_network=agent.actor_network,
+            _critic_network=agent.critic_network,
+            _train_step_counter=agent.train_step_counter,
+        ),
+        reward_network=learner.reward_network,
+        epoch=learner.epoch,
+    )
+
+
+def write_networks_checkpoint(learner: Learner, root_dir: str | os.PathLike) -> None:
+    """Writes ``<root_dir>/checkpoint/`` with the learner's networks only (see the module
+    docstring); the goals are stored as text, so that reading needs no pickle."""
+    final = RunLayout(root_dir) / run_layout.CHECKPOINT
+    temporary = RunLayout(root_dir) / run_layout.CHECKPOINT_NEW
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir(parents=True)
+    networks_checkpoint(learner).write(str(temporary / run_layout.CHECKPOINT_TF_PREFIX))
+    goals = learner.goals.state_dict()
+    state = {
+        NETWORKS_ONLY: np.array(True),
+        "goals_sentences": np.array([str(s) for s in goals["sentences"]], dtype=str),
+        "goals_imagined": goals["imagined"],
+        "logs": np.frombuffer(json.dumps(learner.logs).encode(), np.uint8),
+        "imagination": np.frombuffer(
+            json.dumps(learner.imagination.state_dict()).encode(), np.uint8
+        ),
+    }
+    np.savez(temporary / run_layout.CHECKPOINT_STATE, **state)
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(temporary, final)
 
 
 def check_run_config(root_dir: str | os.PathLike, config: TrainConfig) -> None:

@@ -104,7 +104,8 @@ def load_reward_network(
 
 def load_agent(root_dir: str | os.PathLike) -> Learner:
     """The restored `Learner` of an agent run (networks only, no replay), for evaluation and
-    export; the run may be training meanwhile. It is restored from a consistent copy of the
+    export; the run may be training meanwhile, and its checkpoint may be networks-only
+    (`write_networks_checkpoint`: the repository's pretrained models). It is restored from a consistent copy of the
     last checkpoint (`snapshot_checkpoint`) in a scratch directory, removed once restored: the
     returned learner is not for training.
 
@@ -119,7 +120,7 @@ def load_agent(root_dir: str | os.PathLike) -> Learner:
     learner = Learner(RunBuilder(config))
     with tempfile.TemporaryDirectory(prefix="imagine-load-") as copy:
         snapshot_checkpoint(layout.root, copy)
-        if not LearnerCheckpoint(learner, copy).restore(with_replay=False):
+        if not LearnerCheckpoint(learner, copy).restore_networks():
             raise FileNotFoundError(
                 f"{layout.root} has no checkpoint yet: train at least one epoch."
             )

@@ -37,14 +37,19 @@ def _imagination_summary(learner, test_success: dict[str, float]) -> dict:
 
 
 def evaluate_run(
-    root_dir: str, repetitions: int = 30, num_objects: int | None = None, seed: int = 12345
+    root_dir: str,
+    repetitions: int = 30,
+    num_objects: int | None = None,
+    seed: int = 12345,
+    write: bool = True,
 ) -> dict:
     """Restores a run and measures the success rate per goal (train, test, per type) and what
     the policy did in its Grow episodes (`failure_modes`).
 
     The run may be training meanwhile (`load_agent` restores a consistent copy of its last
     checkpoint). Writes ``eval.json`` (the latest evaluation) and
-    ``evaluations/epoch_EEEE.json`` (kept for every evaluated epoch; ``_nN`` at another N).
+    ``evaluations/epoch_EEEE.json`` (kept for every evaluated epoch; ``_nN`` at another N),
+    unless ``write`` is False (a directory that must not change: the pretrained models).
     """
     layout = RunLayout(root_dir)
     learner = load_agent(layout.root)
@@ -77,6 +82,8 @@ def evaluate_run(
         "per_goal": per_goal,
         **_imagination_summary(learner, {g: per_goal[g] for g in test}),
     }
+    if not write:
+        return result
     other_n = "" if result["num_objects"] == config.num_objects else f"_n{result['num_objects']}"
     text = json.dumps(result, indent=1)
     evaluations = layout / run_layout.EVALUATIONS

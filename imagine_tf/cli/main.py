@@ -3,7 +3,7 @@
     imagine-tf goals [--split train|test|all] [--type 1..5] [--relational] [--json]
     imagine-tf goals --imagined [--known FILE] [--json]
     imagine-tf experiment architectures [--parallel P] [--report] [--list] [--seeds S]
-    imagine-tf play --goal "Grasp red cat" [--policy scripted|random] [--num-objects N]
+    imagine-tf play --goal "Grasp red cat" [--policy scripted|random|pretrained] [--num-objects N]
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
     imagine-tf bench env|dataset|train|serving|distributed [--json] [--out FILE] [--quick] [--threads T]
@@ -17,6 +17,7 @@
     imagine-tf learner --root-dir R --replay-server HOST:8000 --gin-file configs/agent/quickstart.gin
     imagine-tf actor --replay-server HOST:8000 [--actor-id I] [--threads 1]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
+    imagine-tf eval --pretrained                 # the repository's pretrained agent (models/)
     imagine-tf tune reward --gin-file configs/tuning/reward_ma.gin --dataset-dir D --root-dir R
     imagine-tf tune agent --gin-file configs/agent/smoke.gin --epochs-per-trial 1 --root-dir R
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
@@ -24,6 +25,8 @@
     imagine-tf export reward --root-dir R --model-base-path models/reward [--version V]
     imagine-tf export policy --root-dir R --model-base-path models/policy [--version V]
     imagine-tf serve --model-base-path models/reward [--model-name reward] [--port 8500]
+    imagine-tf serve --pretrained                # the pretrained reward model (models/)
+    imagine-tf pretrained build --run RUN --seed-runs 'RUNS/cgh_s*' --out models
     imagine-tf score --goal "Grasp red cat" --state-file s.npy [--server 127.0.0.1:8500]
 
 Errors in what the user typed (an unknown goal, a bad option) print one clear message and exit
@@ -45,6 +48,7 @@ from imagine_tf.cli import (
     distributed_commands,
     experiment_commands,
     goal_commands,
+    pretrained_commands,
     serving_commands,
     supervised_commands,
     tune_commands,
@@ -90,13 +94,18 @@ def _train_command(args: argparse.Namespace) -> int:
     if args.num_epochs:  # a binding, so that the run's config.gin keeps it
         args.gin_binding = [*(args.gin_binding or []), f"train_eval.num_epochs = {args.num_epochs}"]
     parse_gin(args, train_eval)
-    logs = train_eval.train_eval(
-        args.root_dir,
-        fork_from=args.fork_from,
-        actors=args.actors or 0,
-        port=args.port,
-        remote_evaluation=False if args.evaluate_in_learner else None,
-    )
+    from imagine_tf.agent.checkpoint import NotResumable
+
+    try:
+        logs = train_eval.train_eval(
+            args.root_dir,
+            fork_from=args.fork_from,
+            actors=args.actors or 0,
+            port=args.port,
+            remote_evaluation=False if args.evaluate_in_learner else None,
+        )
+    except NotResumable as error:
+        raise UsageError(str(error)) from None
     print(
         json.dumps(
             logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1
@@ -141,11 +150,29 @@ def _report_command(args: argparse.Namespace) -> int:
 def _eval_command(args: argparse.Namespace) -> int:
     from imagine_tf.agent.saved_run_evaluation import evaluate_run
 
-    try:
-        result = evaluate_run(args.root_dir, args.repetitions, args.num_objects, args.seed)
+    if args.root_dir and args.pretrained:
+        raise UsageError("--root-dir and --pretrained exclude each other: give one of them.")
+    if not (args.root_dir or args.pretrained):
+        raise UsageError("give --root-dir RUN (an agent run) or --pretrained (models/).")
+    root_dir = pretrained_commands.pretrained_path("agent") if args.pretrained else args.root_dir
+    try:  # the pretrained models stay as committed: their evaluation is printed only
+        result = evaluate_run(
+            root_dir, args.repetitions, args.num_objects, args.seed, write=not args.pretrained
+        )
     except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None
     print(json.dumps({k: v for k, v in result.items() if k != "per_goal"}, indent=1))
+    if args.pretrained:
+        from imagine_tf.pretrained.location import read_card
+
+        card = read_card()
+        print(
+            f"models/card.json: train / test SR {card['shipped']['train_success']:.3f} / "
+            f"{card['shipped']['test_success']:.3f} with "
+            f"{card['measures']['success_rate']['episodes_per_goal']} episodes per goal, "
+            f"seed {card['measures']['success_rate']['seed']}",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -228,7 +255,12 @@ def _add_eval_parser(commands) -> None:
     evaluate = commands.add_parser(
         "eval", help="success rate per goal of a trained run -> eval.json"
     )
-    evaluate.add_argument("--root-dir", "--root_dir", required=True)
+    evaluate.add_argument("--root-dir", "--root_dir", help="an agent run")
+    evaluate.add_argument(
+        "--pretrained",
+        action="store_true",
+        help="the repository's pretrained agent (models/; prints, writes nothing there)",
+    )
     evaluate.add_argument("--repetitions", type=int, default=30)
     evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
     evaluate.add_argument("--seed", type=int, default=12345)
@@ -266,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     goal_commands.add_commands(commands)
     experiment_commands.add_commands(commands)
     serving_commands.add_commands(commands)
+    pretrained_commands.add_commands(commands)
 
     world_commands.add_commands(commands)
     supervised_commands.add_commands(commands)

@@ -13,6 +13,16 @@ from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError
 def _serve_command(args: argparse.Namespace) -> int:
     from imagine_tf_serving.server import serve
 
+    if args.pretrained and args.model_base_path:
+        raise UsageError("--model-base-path and --pretrained exclude each other: give one.")
+    if args.pretrained:
+        from imagine_tf.cli.pretrained_commands import pretrained_path
+
+        args.model_base_path = str(pretrained_path("reward"))
+    if not args.model_base_path:
+        raise UsageError(
+            "give --model-base-path DIR (an exported reward model) or --pretrained (models/)."
+        )
     if not os.path.isdir(args.model_base_path):
         raise UsageError(
             f"--model-base-path {args.model_base_path!r} is not a directory: export a model first "
@@ -179,6 +189,14 @@ def add_commands(commands) -> None:
     from imagine_tf_serving.options import add_arguments as add_server_arguments  # argparse only
 
     add_server_arguments(serve_parser)
+    for action in serve_parser._actions:  # one of --model-base-path and --pretrained
+        if action.dest == "model_base_path":
+            action.required = False
+    serve_parser.add_argument(
+        "--pretrained",
+        action="store_true",
+        help="serve the repository's pretrained reward model (models/)",
+    )
     serve_parser.set_defaults(run=_serve_command)
 
     score = commands.add_parser("score", help="score goal-state pairs on a running server")

@@ -32,17 +32,10 @@ def _play_command(args: argparse.Namespace) -> int:
     if args.out and os.path.splitext(args.out)[1].lower() not in (".gif", ".png"):
         raise UsageError(f"--out must end in .gif or .png, got {args.out!r}.")
     from imagine_tf.env.rendering import render_states, write_episode
-    from imagine_tf.playground import play
 
     parse_gin(args)
     try:
-        result = play(
-            [goal],
-            policy=args.policy,
-            num_objects=args.num_objects,
-            seed=args.seed,
-            noise_std=args.noise,
-        )
+        result = _played(args, goal)
     except ValueError as error:
         raise UsageError(str(error)) from None
     if args.out:
@@ -66,6 +59,27 @@ def _play_command(args: argparse.Namespace) -> int:
         if args.out:
             print(f"Episode written to {args.out}")
     return 0
+
+
+def _played(args: argparse.Namespace, goal: str):
+    """The `EpisodeResult` of one episode of --policy (pretrained: the repository's agent)."""
+    if args.policy != "pretrained":
+        from imagine_tf.playground import play
+
+        return play(
+            [goal],
+            policy=args.policy,
+            num_objects=args.num_objects,
+            seed=args.seed,
+            noise_std=args.noise,
+        )
+    if args.noise:
+        raise UsageError("--noise is the scripted policy's; the pretrained policy plays without.")
+    from imagine_tf.agent.loading import load_agent
+    from imagine_tf.cli.pretrained_commands import pretrained_path
+    from imagine_tf.pretrained.play import play_agent
+
+    return play_agent(load_agent(pretrained_path("agent")), [goal], args.seed, args.num_objects)
 
 
 def _demo_command(args: argparse.Namespace) -> int:
@@ -96,7 +110,13 @@ def add_commands(commands) -> None:
     """Registers ``play`` and ``demo`` on the ``imagine-tf`` subparsers."""
     play = commands.add_parser("play", help="play one goal and hear the social partner")
     play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')
-    play.add_argument("--policy", choices=("scripted", "random"), default="scripted")
+    play.add_argument(
+        "--policy",
+        choices=("scripted", "random", "pretrained"),
+        default="scripted",
+        help="the scripted expert, uniform random actions, or the repository's trained agent "
+        "(models/)",
+    )
     play.add_argument("--num-objects", type=int, help="N (default 3, or the gin binding)")
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--noise", type=float, default=0.0, help="scripted action noise std")

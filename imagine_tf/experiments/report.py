@@ -43,9 +43,9 @@ def lookup(results: dict | None, path: str):
     return value if isinstance(value, (int, float)) else None
 
 
-def code_version(repository: pathlib.Path) -> str:
-    """The git commit of the repository (``+dirty`` with local changes outside the records of
-    ``docs/results/``), or the package's version outside a git checkout."""
+def code_version(repository: pathlib.Path, outputs: tuple[str, ...] = ("docs/results",)) -> str:
+    """The git commit of the repository (``+dirty`` with local changes outside the records,
+    the ``outputs`` folders), or the package's version outside a git checkout."""
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -55,7 +55,8 @@ def code_version(repository: pathlib.Path) -> str:
             check=True,
         ).stdout.strip()
         dirty = subprocess.run(  # records (docs/results/) are outputs, not code
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
+            + [f":!{folder}" for folder in outputs],
             cwd=repository,
             capture_output=True,
             text=True,

@@ -12,6 +12,9 @@ arm and epoch:
 * F1: per goal over the probe states, averaged over the goals given that have a positive
   state (the reward co-training's held-out F1, on other states and goals).
 
+`GoalProbe` is the same over any goal set (the pretrained models' card probes the training
+goals too).
+
 The probe is analysis only: nothing it measures feeds back into training.
 """
 
@@ -28,32 +31,46 @@ from imagine_tf.reward.supervised_training import f1_per_goal
 PROBE_SEED = 2020
 
 
-class TestGoalProbe:
-    """Labelled final states for the 64 test goals.
+class GoalProbe:
+    """Labelled final states for a set of goals (`TestGoalProbe`: the 64 test goals).
 
     Args:
+      goals: the probed goals (one-object goals).
       num_objects: N of the probe's scenes (the run's).
-      episodes_per_goal: expert episodes per test goal.
+      episodes_per_goal: expert episodes per goal.
       seed: the scenes' and the expert's seed (one fixed probe for every run).
     """
 
-    __test__ = False  # not a pytest class
-
-    def __init__(self, num_objects: int, episodes_per_goal: int = 4, seed: int = PROBE_SEED):
-        self.goals = tuple(grammar.test_goals())
+    def __init__(
+        self,
+        goals: Sequence[str],
+        num_objects: int,
+        episodes_per_goal: int = 4,
+        seed: int = PROBE_SEED,
+    ):
+        self.goals = tuple(goals)
         self.states = _expert_final_states(list(self.goals) * episodes_per_goal, num_objects, seed)
         self.labels = oracle.achieved_matrix(self.states, GoalTable.from_sentences(self.goals))
         self._column = {goal: i for i, goal in enumerate(self.goals)}
 
     def f1(self, goals: Sequence[str], predicted: np.ndarray) -> float | None:
-        """Mean per-goal F1 of ``predicted``, bool [S, 64] (the reward's verdicts on `states`
-        × `goals`, computed once per epoch), over the test goals among ``goals`` that have a
+        """Mean per-goal F1 of ``predicted``, bool [S, G] (the reward's verdicts on `states`
+        × `goals`, computed once per epoch), over the probed goals among ``goals`` that have a
         positive probe state; None if there is none."""
         columns = [self._column[g] for g in goals if g in self._column]
         columns = [c for c in columns if self.labels[:, c].any()]
         if not columns:
             return None
         return float(np.mean(f1_per_goal(predicted[:, columns], self.labels[:, columns])))
+
+
+class TestGoalProbe(GoalProbe):
+    """The probe of the 64 test goals (``episodes_per_goal`` expert episodes each)."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, num_objects: int, episodes_per_goal: int = 4, seed: int = PROBE_SEED):
+        super().__init__(grammar.test_goals(), num_objects, episodes_per_goal, seed)
 
 
 def _expert_final_states(goals: list[str], num_objects: int, seed: int) -> np.ndarray:

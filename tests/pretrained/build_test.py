@@ -1,0 +1,140 @@
+"""`imagine-tf pretrained build` on a tiny finished run and a second seed of it (`slow`: a
+minute on 2 cores): the models directory, its card and README; and the errors for runs that
+cannot make one (on run directories of records only)."""
+
+import json
+import shutil
+
+import pytest
+
+from imagine_tf.cli.main import main
+from imagine_tf.pretrained.build import BuildError, check_runs
+from imagine_tf.pretrained.card import render_readme
+
+pytestmark = pytest.mark.timeout(600)
+
+TINY = dict(
+    episodes_per_cycle=4,
+    cycles_per_epoch=2,
+    updates_per_cycle=2,
+    batch_size=16,
+    num_candidates=5,
+    reward="oracle",
+    replay_capacity=50,
+    memory_capacity=50,
+)
+
+
+def seed_copy(run, seed: int):
+    """The run under another seed's name and config (the same networks: enough for a card)."""
+    copy = run.parent / f"tiny_s{seed}"
+    shutil.copytree(run, copy)
+    config = json.loads((copy / "config.json").read_text())
+    (copy / "config.json").write_text(json.dumps({**config, "seed": seed}))
+    shutil.copy(run.parent / "tiny_s0.code_versions", run.parent / f"tiny_s{seed}.code_versions")
+    return copy
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """RUNS/exp/tiny_s0 (one epoch, evaluated) and tiny_s1, with the experiment's report."""
+    from imagine_tf.agent.config import TrainConfig
+    from imagine_tf.agent.saved_run_evaluation import evaluate_run
+    from imagine_tf.training.train_eval import train
+
+    root = tmp_path_factory.mktemp("runs") / "exp"
+    run = root / "tiny_s0"
+    train(TrainConfig(**TINY), run, 1, progress=False)
+    evaluate_run(str(run), repetitions=1)
+    (root / "tiny_s0.code_versions").write_text("abc1234\nabc1234\n")
+    record = {
+        "experiment": "exp",
+        "cell_commands": {
+            f"tiny_s{s}": f"imagine-tf train --root-dir RUNS/exp/tiny_s{s}" for s in (0, 1)
+        },
+        "configurations": {"tiny": {}},
+    }
+    (root / "exp.json").write_text(json.dumps(record))
+    return [run, seed_copy(run, 1)]
+
+
+@pytest.mark.slow
+def test_build_writes_the_models_their_card_and_readme(runs, tmp_path, capsys):
+    out = tmp_path / "models"
+    argv = [
+        "pretrained",
+        "build",
+        "--run",
+        str(runs[0]),
+        "--seed-runs",
+        str(runs[0].parent / "tiny_s*"),
+    ]
+    argv += ["--out", str(out), "--experiment-record", str(runs[0].parent / "exp.json")]
+    assert main([*argv, "--max-num-objects", "3"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    card = json.loads((out / "card.json").read_text())
+    assert card["command"].startswith("imagine-tf pretrained build --run")
+    assert (out / "README.md").read_text() == render_readme(card)
+    assert card["agent"]["directory"] == "imagine_tiny_s0" and card["agent"]["epoch"] == 1
+    assert card["source"]["commands"] == [
+        "imagine-tf train --root-dir RUNS/exp/tiny_s0",
+        "imagine-tf eval --root-dir RUNS/exp/tiny_s0 --repetitions 1",
+    ]
+    assert card["source"]["code_versions"] == {"tiny_s0": ["abc1234"]}
+    shipped, recorded = card["shipped"], card["shipped"]["recorded"]
+    assert shipped["train_success"] == pytest.approx(recorded["train_success"], abs=1e-9)
+    assert shipped["served"]["test_goal_f1"] == pytest.approx(shipped["test_goal_f1"], abs=1e-6)
+    assert card["seeds"]["spread"]["train_success"]["n"] == 2
+    agent = out / "imagine_tiny_s0"
+    assert sorted(p.name for p in (agent / "checkpoint").iterdir()) == [
+        "state.npz",
+        "tf.data-00000-of-00001",
+        "tf.index",
+    ]
+    assert (agent / "reward" / "1" / "saved_model.pb").is_file()
+    assert not (agent / "replay").exists() and not list(out.glob(".partial-*"))
+    assert card["total_bytes"] == sum(f["bytes"] for f in card["files"].values())
+    assert main(["pretrained", "readme", "--out", str(out)]) == 0  # the same README again
+    assert (out / "README.md").read_text() == render_readme(card)
+
+
+def records_only(root, name: str, seed: int, **config) -> object:
+    """A run directory of records only (config.json, progress.jsonl, eval.json, checkpoint/)."""
+    run = root / name
+    (run / "checkpoint").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"gamma": 0.98, **config, "seed": seed}))
+    (run / "progress.jsonl").write_text(json.dumps({"epoch": 2, "episodes": 8}) + "\n")
+    evaluation = {"epoch": 2, "repetitions": 1, "train_success": 0.1, "test_success": 0.0}
+    (run / "eval.json").write_text(json.dumps(evaluation))
+    return run
+
+
+def test_runs_of_another_configuration_or_unevaluated_are_refused(tmp_path):
+    run, seed1 = records_only(tmp_path, "a_s0", 0), records_only(tmp_path, "a_s1", 1)
+    assert sorted(check_runs(run, [run, seed1])) == [run, seed1]
+    with pytest.raises(BuildError, match="at least 2 seeds"):
+        check_runs(run, [run])
+    with pytest.raises(BuildError, match="is not among --seed-runs"):
+        check_runs(run, [seed1, seed1])
+    with pytest.raises(BuildError, match="repeat a seed"):
+        check_runs(run, [run, records_only(tmp_path, "b_s0", 0)])
+    other = records_only(tmp_path, "a_s2", 2, gamma=0.5)
+    with pytest.raises(BuildError, match="gamma differ"):
+        check_runs(run, [run, other])
+    (other / "eval.json").unlink()
+    with pytest.raises(BuildError, match=r"missing: eval\.json"):
+        check_runs(run, [run, other])
+    (seed1 / "progress.jsonl").write_text(json.dumps({"epoch": 3}) + "\n")
+    with pytest.raises(BuildError, match="eval.json is of epoch 2, its last epoch is 3"):
+        check_runs(run, [run, seed1])
+
+
+def test_unmatched_seed_runs_or_a_missing_report_are_usage_errors(tmp_path, capsys):
+    run, _ = records_only(tmp_path, "a_s0", 0), records_only(tmp_path, "a_s1", 1)
+    argv = ["pretrained", "build", "--run", str(run), "--out", str(tmp_path / "models")]
+    assert main([*argv, "--seed-runs", str(tmp_path / "none_s*")]) == 2
+    assert "matched no directory" in capsys.readouterr().err
+    seeds = ["--seed-runs", str(tmp_path / "a_s*")]
+    assert main([*argv, *seeds, "--experiment-record", str(tmp_path / "no.json")]) == 2
+    assert "No experiment report at" in capsys.readouterr().err
+    assert not (tmp_path / "models").exists()
