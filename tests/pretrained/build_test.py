@@ -10,19 +10,11 @@ import pytest
 from imagine_tf.cli.main import main
 from imagine_tf.pretrained.build import BuildError, check_runs
 from imagine_tf.pretrained.card import render_readme
+from tests.reward.export_test import TINY_ORACLE_RUN
 
 pytestmark = pytest.mark.timeout(600)
 
-TINY = dict(
-    episodes_per_cycle=4,
-    cycles_per_epoch=2,
-    updates_per_cycle=2,
-    batch_size=16,
-    num_candidates=5,
-    reward="oracle",
-    replay_capacity=50,
-    memory_capacity=50,
-)
+TINY = TINY_ORACLE_RUN
 
 
 def seed_copy(run, seed: int):

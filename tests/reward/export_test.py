@@ -16,6 +16,19 @@ from imagine_tf.agent.loading import load_reward_network
 VOCABULARY = Vocabulary.default()
 
 
+# A run of a few updates with the oracle's reward (also tests/pretrained/build_test.py's).
+TINY_ORACLE_RUN = dict(
+    episodes_per_cycle=4,
+    cycles_per_epoch=2,
+    updates_per_cycle=2,
+    batch_size=16,
+    num_candidates=5,
+    reward="oracle",
+    replay_capacity=50,
+    memory_capacity=50,
+)
+
+
 def network(seed=0, architecture="ma"):
     tf.keras.utils.set_random_seed(seed)
     net = RewardNetwork(architecture, VOCABULARY.words[1:], VOCABULARY.max_length, 3)
@@ -114,17 +127,7 @@ def _tiny_trained_agent(root, **overrides):
     from imagine_tf.agent.loading import load_agent
     from imagine_tf.training.train_eval import train
 
-    tiny = dict(
-        episodes_per_cycle=4,
-        cycles_per_epoch=2,
-        updates_per_cycle=2,
-        batch_size=16,
-        num_candidates=5,
-        reward="oracle",
-        replay_capacity=50,
-        memory_capacity=50,
-    )
-    train(TrainConfig(**{**tiny, **overrides}), root, 1, progress=False)
+    train(TrainConfig(**{**TINY_ORACLE_RUN, **overrides}), root, 1, progress=False)
     return load_agent(root)
 
 
