@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 
-def _add_model_and_server(parser: argparse.ArgumentParser) -> None:
+def _add_model_and_server(parser: argparse.ArgumentParser, model_required: bool) -> None:
     """The model, the addresses (gRPC, REST), message sizes and threads."""
-    parser.add_argument("--model_base_path", "--model-base-path", required=True)
+    parser.add_argument("--model_base_path", "--model-base-path", required=model_required)
     parser.add_argument("--model_name", "--model-name", default="reward")
     parser.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default) or 0.0.0.0")
     parser.add_argument("--port", type=int, default=8500)
@@ -109,8 +109,9 @@ def _add_versions_and_tls(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls_key", "--tls-key", help="PEM private key")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The server's options (shared with `imagine-tf serve`)."""
-    _add_model_and_server(parser)
+def add_arguments(parser: argparse.ArgumentParser, model_required: bool = True) -> None:
+    """The server's options (shared with `imagine-tf serve`). ``model_required=False``: the
+    caller finds the model another way when --model-base-path is not given (its check)."""
+    _add_model_and_server(parser, model_required)
     _add_batching(parser)
     _add_versions_and_tls(parser)

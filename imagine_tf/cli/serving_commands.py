@@ -188,10 +188,7 @@ def add_commands(commands) -> None:
     )
     from imagine_tf_serving.options import add_arguments as add_server_arguments  # argparse only
 
-    add_server_arguments(serve_parser)
-    for action in serve_parser._actions:  # one of --model-base-path and --pretrained
-        if action.dest == "model_base_path":
-            action.required = False
+    add_server_arguments(serve_parser, model_required=False)  # or --pretrained (checked)
     serve_parser.add_argument(
         "--pretrained",
         action="store_true",

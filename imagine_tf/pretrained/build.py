@@ -23,6 +23,7 @@ import shutil
 from imagine_tf.agent.checkpoint import write_networks_checkpoint
 from imagine_tf.agent.loading import load_agent, load_reward_network
 from imagine_tf.agent.saved_run_evaluation import evaluate_run
+from imagine_tf.agent.success_report import run_logs
 from imagine_tf.atomic_files import write_record, write_text_atomically
 from imagine_tf.pretrained import measures
 from imagine_tf.pretrained.card import METRICS, render_readme
@@ -31,6 +32,7 @@ from imagine_tf.pretrained.provenance import data_summary, provenance
 from imagine_tf.reward.export import export_reward_model
 from imagine_tf.reward.or_network import PACKAGED_DIR, weight_dirs, weights_path
 from imagine_tf.runs import layout as run_layout
+from imagine_tf.runs.config_keys import flat_config
 
 #: The records of the shipped run copied beside its checkpoint.
 KEPT_FILES = (
@@ -84,7 +86,7 @@ def _records(run: pathlib.Path) -> tuple[dict, list[dict], dict]:
             f"{', '.join(missing or [run_layout.CHECKPOINT])}). Give runs of `imagine-tf train` "
             "read by `imagine-tf eval` (an experiment's cells are)."
         )
-    progress = [json.loads(line) for line in (run / run_layout.PROGRESS).open() if line.strip()]
+    progress = run_logs(run)
     evaluation = json.loads((run / run_layout.EVAL_JSON).read_text())
     if not progress or evaluation.get("epoch") != progress[-1]["epoch"]:
         raise BuildError(
@@ -108,7 +110,9 @@ def check_runs(run: pathlib.Path, seed_runs: list[pathlib.Path]) -> dict:
         raise BuildError(f"--run {run} is not among --seed-runs {[str(p) for p in seed_runs]}.")
     records = {path: _records(path) for path in seed_runs}
     reference, _, first_eval = records[run]
+    reference = flat_config(reference)  # either layout of config.json gives the same keys
     for path, (config, _, evaluation) in records.items():
+        config = flat_config(config)
         differs = sorted(
             key
             for key in set(config) | set(reference)

@@ -23,6 +23,7 @@ import tensorflow as tf
 from imagine_tf.agent.learning import Learner
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.reward.export import versions
 from imagine_tf.reward.goal_probe import PROBE_SEED, GoalProbe
 from imagine_tf.reward.supervised_training import score_matrix
 
@@ -58,13 +59,12 @@ def reward_f1(network, probes: dict[str, GoalProbe]) -> dict[str, float]:
 
 def latest_version(model_base_path: str | pathlib.Path) -> pathlib.Path:
     """The newest integer version directory of a model base path (FileNotFoundError if none)."""
-    base = pathlib.Path(model_base_path)
-    versions = (
-        [p for p in base.iterdir() if p.is_dir() and p.name.isdigit()] if base.is_dir() else []
-    )
-    if not versions:
-        raise FileNotFoundError(f"{base} holds no model version (no directory named 1, 2, ...).")
-    return max(versions, key=lambda p: int(p.name))
+    found = versions(model_base_path)
+    if not found:
+        raise FileNotFoundError(
+            f"{model_base_path} holds no model version (no directory named 1, 2, ...)."
+        )
+    return pathlib.Path(model_base_path) / str(found[-1])
 
 
 def load_served(model_base_path: str | pathlib.Path):

@@ -186,15 +186,17 @@ class RewardServingModule(tf.Module):
         return {"metadata": tf.constant(self.metadata_json)}
 
 
+def versions(model_base_path: str | os.PathLike) -> list[int]:
+    """The integer version directories under a model base path, ascending ([] if none)."""
+    base = pathlib.Path(model_base_path)
+    if not base.is_dir():
+        return []
+    return sorted(int(p.name) for p in base.iterdir() if p.is_dir() and p.name.isdigit())
+
+
 def next_version(model_base_path: str | os.PathLike) -> int:
     """1 + the largest integer version directory under the base path (1 if none)."""
-    base = pathlib.Path(model_base_path)
-    versions = (
-        [int(p.name) for p in base.iterdir() if p.is_dir() and p.name.isdigit()]
-        if base.exists()
-        else []
-    )
-    return max(versions, default=0) + 1
+    return max(versions(model_base_path), default=0) + 1
 
 
 def claim_version(
