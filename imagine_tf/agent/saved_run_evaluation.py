@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 
@@ -52,7 +53,22 @@ def evaluate_run(
     unless ``write`` is False (a directory that must not change: the pretrained models).
     """
     layout = RunLayout(root_dir)
-    learner = load_agent(layout.root)
+    return evaluate_learner(
+        load_agent(layout.root), layout.root, repetitions, num_objects, seed, write
+    )
+
+
+def evaluate_learner(
+    learner,
+    root_dir: str | os.PathLike,
+    repetitions: int = 30,
+    num_objects: int | None = None,
+    seed: int = 12345,
+    write: bool = True,
+) -> dict:
+    """`evaluate_run` of a learner already in memory (a run's at its last checkpoint: the one
+    that has just trained it), its files written into ``root_dir``."""
+    layout = RunLayout(root_dir)
     config = learner.config
     per_goal, grow_outcomes = {}, {}
     for split, goals in (("train", grammar.train_goals()), ("test", grammar.test_goals())):

@@ -103,6 +103,7 @@ def _train_command(args: argparse.Namespace) -> int:
             actors=args.actors or 0,
             port=args.port,
             remote_evaluation=False if args.evaluate_in_learner else None,
+            eval_repetitions=args.eval_repetitions,
         )
     except NotResumable as error:
         raise UsageError(str(error)) from None
@@ -111,10 +112,6 @@ def _train_command(args: argparse.Namespace) -> int:
             logs[-1] if logs else {"root_dir": args.root_dir, "note": "already trained"}, indent=1
         )
     )
-    if args.eval_repetitions:  # the run reached its last epoch: `imagine-tf eval`, in process
-        from imagine_tf.agent.saved_run_evaluation import evaluate_run
-
-        evaluate_run(args.root_dir, args.eval_repetitions)
     return 0
 
 

@@ -31,6 +31,7 @@ from imagine_tf.runs.fork import fork_run, fork_source
 from imagine_tf.runs.lock import RunLock
 from imagine_tf.runs.precision import bind_run_precision, resolve_run_precision
 from imagine_tf.agent.figures import plot_learning_curve, render_agent
+from imagine_tf.agent.saved_run_evaluation import evaluate_learner
 
 DEMO_GOALS = ("Grasp any animal", "Go left", "Grow any plant", "Grasp red furniture")
 
@@ -134,6 +135,7 @@ def train_eval(
     replay_server: str | None = None,
     retry_seconds: float = 60.0,
     remote_evaluation: bool | None = None,
+    eval_repetitions: int | None = None,
 ) -> list[dict]:
     """Trains (or resumes) a run with the gin-bound `TrainConfig`; returns this session's records.
 
@@ -152,6 +154,8 @@ def train_eval(
       remote_evaluation: whether an ``imagine-tf evaluator`` evaluates each epoch instead of
         this process; None: yes with ``actors`` (they start one), no with ``replay_server``
         (an evaluator of that server must be started apart).
+      eval_repetitions: R: once trained, the run is evaluated as `imagine-tf eval
+        --repetitions R` evaluates it (`evaluate_learner`: eval.json), with this learner.
 
     ``TrainConfig.compute_dtype = "auto"`` is resolved (`run_precision`) before anything is
     written: the run records and keeps the resolved precision.
@@ -176,9 +180,17 @@ def train_eval(
         retry_seconds,
         remote_evaluation,
     )
+    _finish(learner, root, demo_goals, eval_repetitions)
+    return records
+
+
+def _finish(learner, root: pathlib.Path, demo_goals, eval_repetitions: int | None) -> None:
+    """What a trained run leaves beside its checkpoint: the operative gin config, the learning
+    curve, ``agent.gif`` and, with ``eval_repetitions``, its evaluation."""
     (root / run_layout.OPERATIVE_GIN).write_text(gin.operative_config_str())
     if learner.logs:
         plot_learning_curve(learner.logs, root / run_layout.LEARNING_CURVE)
         episodes, achieved = learner.evaluator.play(list(demo_goals))
         render_agent(episodes.states, list(demo_goals), achieved, str(root / run_layout.AGENT_GIF))
-    return records
+    if eval_repetitions:
+        evaluate_learner(learner, root, eval_repetitions)
