@@ -6,7 +6,7 @@ trial's values, trained for ``epochs_per_trial`` epochs by `train_eval.train`, a
 from its checkpoint, and ``imagine-tf train --root-dir <trial>/run`` (its ``config.gin`` holds
 the trial's values) or ``imagine-tf eval`` work on it. The objective is the train success rate
 of the noise-free policy at the end of the budget: the last epoch's in-training evaluation
-(one episode per training goal), or with ``eval_repetitions`` R > 0 an `evaluate_run` of R
+(one episode per training goal), or with ``eval_repetitions`` R > 0 an `evaluate_learner` of R
 episodes per goal. Test goals are never used for selection. The first trial is the base
 configuration itself (`oracles`).
 
@@ -28,7 +28,7 @@ import tensorflow as tf
 from imagine_tf.runs import layout as run_layout
 from imagine_tf.runs.config_keys import current_key, declared_defaults, flat_config, replaced
 from imagine_tf.agent.config import TrainConfig, binding_name
-from imagine_tf.agent.saved_run_evaluation import evaluate_run
+from imagine_tf.agent.saved_run_evaluation import evaluate_learner
 from imagine_tf.agent.figures import plot_learning_curve
 from imagine_tf.training.train_eval import train
 from imagine_tf.tuning.config import AGENT_TUNABLE
@@ -43,7 +43,7 @@ OBJECTIVES = ("train_success", "train_success_go", "train_success_grasp", "train
 
 
 def objective_value(objective: str, record: dict, evaluation: dict | None = None) -> float:
-    """``objective`` from an epoch record of ``progress.jsonl``, or from an `evaluate_run`
+    """``objective`` from an epoch record of ``progress.jsonl``, or from an `evaluate_learner`
     result if given."""
     predicate = objective.removeprefix("train_success").lstrip("_")
     if evaluation is None:
@@ -73,7 +73,7 @@ class AgentTuner(keras_tuner.Tuner):
       base_gin: the gin text ``base`` was read from (the start of each trial's config.gin).
       epochs_per_trial: the epochs every trial trains.
       objective: one of ``OBJECTIVES``.
-      eval_repetitions: 0: the last epoch's in-training evaluation; R: `evaluate_run` with R
+      eval_repetitions: 0: the last epoch's in-training evaluation; R: `evaluate_learner` with R
         episodes per goal.
       progress: show each run's progress bar.
       **kwargs: `keras_tuner.Tuner`'s (``directory``, ``project_name``).
@@ -110,9 +110,8 @@ class AgentTuner(keras_tuner.Tuner):
         (root / run_layout.OPERATIVE_GIN).write_text(gin.operative_config_str())
         plot_learning_curve(logs, root / run_layout.LEARNING_CURVE)
         evaluation = None
-        if self.eval_repetitions:
-            del learner  # evaluate_run restores the run from its checkpoint
-            evaluation = evaluate_run(str(root), self.eval_repetitions)
+        if self.eval_repetitions:  # the trial's learner, as `imagine-tf eval` would restore it
+            evaluation = evaluate_learner(learner, root, self.eval_repetitions)
         wall = sum(v for r in logs for k, v in r.items() if k.startswith("seconds_"))
         return {
             self.objective: objective_value(self.objective, logs[-1], evaluation),
