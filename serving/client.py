@@ -12,7 +12,6 @@ Serving client would; errors are `grpc.RpcError`s with the server's status and m
 from __future__ import annotations
 
 import json
-from typing import Sequence
 
 import grpc
 import numpy as np
@@ -25,39 +24,10 @@ from tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 
+from .signature_client import SignatureClient
 from .tensor_protos import to_tensor_proto
 
 STATE_NAMES = {10: "START", 20: "LOADING", 30: "AVAILABLE", 40: "UNLOADING", 50: "END"}
-
-
-class SignatureClient:
-    """The reward model's calls over any transport: subclasses give `predict` and `close`."""
-
-    def predict(self, signature: str, inputs: dict) -> dict[str, np.ndarray]:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        raise NotImplementedError
-
-    def score(self, goals: Sequence[str], states: np.ndarray) -> dict[str, np.ndarray]:
-        """One goal per state: goals [B], states float32 [B, D]."""
-        return self.predict(
-            "score",
-            {"goals": np.asarray(goals, dtype=object), "states": np.asarray(states, np.float32)},
-        )
-
-    def scan(self, states: np.ndarray, goals: Sequence[str]) -> dict[str, np.ndarray]:
-        """Every state with every goal: states [B, D], goals [K] -> [B, K]."""
-        return self.predict(
-            "scan",
-            {"states": np.asarray(states, np.float32), "goals": np.asarray(goals, dtype=object)},
-        )
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 class RewardClient(SignatureClient):

@@ -15,7 +15,7 @@ import json
 import numpy as np
 import requests
 
-from .client import SignatureClient
+from .signature_client import SignatureClient
 
 
 class RestError(Exception):

@@ -77,10 +77,8 @@ def _print_scores(args: argparse.Namespace, goals: list[str], result: dict) -> N
 
 
 def _score_command(args: argparse.Namespace) -> int:
-    import grpc
-
-    from imagine_tf_serving.client import RewardClient
-
+    """Scores over REST without importing TensorFlow (a fraction of a second to start), or
+    over gRPC with TF Serving's stubs."""
     goals, states = _score_inputs(args)
     if args.rest:
         from imagine_tf_serving.rest_client import RestError, RestRewardClient
@@ -99,6 +97,10 @@ def _score_command(args: argparse.Namespace) -> int:
         except OSError as error:  # requests' connection errors
             raise UsageError(f"cannot reach {args.rest}: {error}") from None
     else:
+        import grpc
+
+        from imagine_tf_serving.client import RewardClient
+
         try:
             with RewardClient(
                 args.server,

@@ -333,3 +333,25 @@ def test_cli_score_reads_a_state_saved_by_play(server, tmp_path, capsys):
     )
     code, _, err = cli(*score, "--goal", "Go purple")
     assert code == 2 and "INVALID_ARGUMENT" in err and "purple" in err
+
+
+def test_cli_score_over_rest_needs_no_tensorflow(reward_server, tmp_path):
+    """`imagine-tf score --rest` in a fresh process: the shared server's answer, and no
+    TensorFlow (nor gRPC) imported on the way."""
+    import subprocess
+    import sys
+
+    np.save(tmp_path / "s.npy", random_states(2))
+    script = (
+        "import sys; from imagine_tf.cli.main import main; "
+        f"code = main(['score', '--rest', {reward_server.rest_url!r}, '--goal', 'Go left', "
+        f"'--state-file', {str(tmp_path / 's.npy')!r}, '--json']); "
+        "print(code, 'tensorflow' in sys.modules, 'grpc' in sys.modules, file=sys.stderr)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert result.stderr.split()[-3:] == ["0", "False", "False"], result.stderr[-2000:]
+    rows = json.loads(result.stdout)
+    assert [row["goal"] for row in rows] == ["Go left"] * 2
+    assert all(0 <= row["probability"] <= 1 for row in rows)
