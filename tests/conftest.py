@@ -1,4 +1,4 @@
-"""Shared by every test: quiet TensorFlow, fixed seeds, a cleared gin config on request, the
+"""Shared by every test: quiet TensorFlow on one thread, fixed seeds, a cleared gin config on request, the
 shared reward server, and the slowest modules collected first."""
 
 import dataclasses
@@ -9,6 +9,12 @@ import signal
 import subprocess
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# One TensorFlow thread per process (this one and every process a test starts: the variables are
+# inherited), as `imagine-tf ... --threads 1` runs: `make test` runs two test processes on two
+# cores, and TensorFlow's default pools (one thread per core each) spin and contend with the
+# other process's. It also keeps the learning tests' numerics the same whatever the number of cores.
+os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
+os.environ.setdefault("TF_NUM_INTEROP_THREADS", "1")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
