@@ -98,3 +98,12 @@ def pytest_collection_modifyitems(config, items):
         return rank.get(item.path.relative_to(root).as_posix(), len(rank))
 
     items.sort(key=position)  # stable: the other modules keep their order
+
+
+def pytest_collection_finish(session):
+    """Once every test module is imported (TensorFlow with them): the millions of objects alive
+    now are never garbage, so the cyclic collector stops traversing them (`gc.freeze`); the
+    full collections that tf.function tracing triggers then visit only what tests create."""
+    import gc
+
+    gc.freeze()
