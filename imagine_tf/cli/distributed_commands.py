@@ -19,7 +19,13 @@ import json
 import pathlib
 import sys
 
-from imagine_tf.cli.common import UsageError, add_gin_flags, limit_threads, parse_gin
+from imagine_tf.cli.common import (
+    UsageError,
+    add_gin_flags,
+    frozen_imports,
+    limit_threads,
+    parse_gin,
+)
 
 DEFAULT_PORT = 8000
 
@@ -185,8 +191,9 @@ def reported_errors(command):
     """Wraps a command: the distributed errors become one line on stderr and an exit status."""
 
     def run(args: argparse.Namespace) -> int:
-        from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
-        from imagine_tf.training.distributed_run import TrainingStopped
+        with frozen_imports():
+            from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
+            from imagine_tf.training.distributed_run import TrainingStopped
 
         try:
             return command(args)

@@ -58,6 +58,7 @@ from imagine_tf.cli.common import (
     RUN_READ_ERRORS,
     UsageError,
     add_gin_flags,
+    frozen_imports,
     limit_threads,
     parse_gin,
 )
@@ -71,8 +72,9 @@ warnings.filterwarnings("ignore", message='"is not" with a literal', category=Sy
 
 
 def _train_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training import train_eval
-    from imagine_tf.runs import layout as run_layout
+    with frozen_imports():
+        from imagine_tf.training import train_eval
+        from imagine_tf.runs import layout as run_layout
 
     if args.num_epochs is not None and args.num_epochs < 1:
         raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")

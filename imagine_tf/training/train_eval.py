@@ -143,7 +143,8 @@ def train_eval(
       root_dir: the run directory (`run_layout`).
       num_epochs: the epoch to train until.
       progress: show a progress bar.
-      demo_goals: goals of ``agent.gif``, the noise-free policy at the end.
+      demo_goals: goals of ``agent.gif``, the noise-free policy at the end (none: no
+        ``agent.gif``, e.g. ``train_eval.demo_goals = []`` for the cells of a large grid).
       fork_from: a run whose last checkpoint a new ``root_dir`` starts from (`fork_run`); a
         ``root_dir`` that is already that fork just resumes.
       actors: 0: one process; K ≥ 1: a replay server and K actor processes on this machine.
@@ -186,10 +187,11 @@ def train_eval(
 
 def _finish(learner, root: pathlib.Path, demo_goals, eval_repetitions: int | None) -> None:
     """What a trained run leaves beside its checkpoint: the operative gin config, the learning
-    curve, ``agent.gif`` and, with ``eval_repetitions``, its evaluation."""
+    curve, ``agent.gif`` (with ``demo_goals``) and, with ``eval_repetitions``, its evaluation."""
     (root / run_layout.OPERATIVE_GIN).write_text(gin.operative_config_str())
     if learner.logs:
         plot_learning_curve(learner.logs, root / run_layout.LEARNING_CURVE)
+    if learner.logs and demo_goals:
         episodes, achieved = learner.evaluator.play(list(demo_goals))
         render_agent(episodes.states, list(demo_goals), achieved, str(root / run_layout.AGENT_GIF))
     if eval_repetitions:

@@ -17,6 +17,7 @@ from imagine_tf.experiments.cells import grid
 from imagine_tf.experiments.report import collect, lookup
 from imagine_tf.experiments.spec import ExperimentSpec, load_experiment
 from imagine_tf.experiments.statistics import summary, welch
+from tests.experiments.small_cells import gin_items
 from tests.waiting import wait_until
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -58,21 +59,21 @@ def test_bad_experiments_are_refused_naming_what_is_wrong():
     assert lookup({"per_type": {}}, "per_type.5") is None
 
 
-# Two configurations of 2 seeds, 2 epochs of 2 smoke cycles: a cell costs seconds.
-SMALL = """
+# Two configurations of 2 seeds, 2 epochs of small cells (`small_cells`): a cell costs seconds.
+SMALL = f"""
 ExperimentSpec.name = "small"
 ExperimentSpec.description = "two tiny configurations"
 ExperimentSpec.kind = "agent"
-ExperimentSpec.configurations = {
-    "fc": {"gin_files": ["configs/agent/smoke.gin"], "bindings": ["TrainConfig.cycles_per_epoch = 2"]},
-    "fa": {"gin_files": ["configs/agent/smoke.gin"],
-           "bindings": ["TrainConfig.cycles_per_epoch = 2", 'TrainConfig.architecture = "fa"']},
-}
+ExperimentSpec.configurations = {{
+    "fc": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{gin_items()}]}},
+    "fa": {{"gin_files": ["configs/agent/smoke.gin"],
+           "bindings": [{gin_items('TrainConfig.architecture = "fa"')}]}},
+}}
 ExperimentSpec.seeds = 2
 ExperimentSpec.num_epochs = 2
 ExperimentSpec.repetitions = 1
 ExperimentSpec.eval_num_objects = (3,)
-ExperimentSpec.metrics = {"train SR": "train_success", "Go SR": "train_per_predicate.Go"}
+ExperimentSpec.metrics = {{"train SR": "train_success", "Go SR": "train_per_predicate.Go"}}
 ExperimentSpec.comparisons = (("fc", "fa"),)
 ExperimentSpec.figure = "curves"
 """

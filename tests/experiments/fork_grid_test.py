@@ -10,18 +10,18 @@ import pytest
 
 from imagine_tf.experiments.cells import grid
 from imagine_tf.experiments.spec import ExperimentSpec
+from tests.experiments.small_cells import gin_items
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# Epochs of 2 smoke cycles: a cell costs seconds.
-SMALL_EPOCHS = '"TrainConfig.cycles_per_epoch = 2"'
+# Epochs of small cells (`small_cells`): a cell costs seconds.
 FORKS = f"""
 ExperimentSpec.name = "forks"
 ExperimentSpec.kind = "agent"
 ExperimentSpec.configurations = {{
-    "trunk": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{SMALL_EPOCHS}], "num_epochs": 1}},
+    "trunk": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{gin_items()}], "num_epochs": 1}},
     "other": {{"gin_files": ["configs/agent/smoke.gin"],
-              "bindings": [{SMALL_EPOCHS}, "TrainConfig.final_goal_ratio = 0.25"],
+              "bindings": [{gin_items("TrainConfig.final_goal_ratio = 0.25")}],
               "fork_from": "trunk"}},
 }}
 ExperimentSpec.seeds = 1
@@ -85,6 +85,8 @@ def test_a_paired_grid_forks_its_arm_from_the_finished_trunk(tmp_path):
     progress = [json.loads(line) for line in (runs / "other_s0" / "progress.jsonl").open()]
     assert [r["epoch"] for r in progress] == [1, 2] and progress[0] == trunk[0]
     assert (runs / "other_s0" / "evaluations" / "epoch_0002.json").exists()
+    files = {path.name for path in (runs / "other_s0").iterdir()}
+    assert "learning_curve.png" in files and "agent.gif" not in files  # demo_goals = []
     changed = json.loads((runs / "other_s0" / "fork.json").read_text())["changed"]
     assert changed == {"final_goal_ratio": [0.5, 0.25]}
     record = json.loads((out / "forks.json").read_text())
