@@ -41,11 +41,16 @@ notebook: $(NOTEBOOK_STAMP)
 ## Tests (slow ones deselected by setup.cfg; integration = real servers on 127.0.0.1, included),
 ## on TEST_WORKERS processes (pytest-xdist), a test module per worker at a time. A single file
 ## runs on its own: .venv/bin/python -m pytest tests/env/physics_test.py
+## The package's bytecode is compiled first: the ~60 `imagine-tf` processes that tests start
+## would each compile it again where PYTHONDONTWRITEBYTECODE is set.
 TEST_WORKERS ?= 2
+BYTECODE = $(BIN)/python -m compileall -q imagine_tf serving client datasets tests
 test: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test-all: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m ""
 
 ## Every benchmark, each writing its record in docs/results/ (on 2 cores;
