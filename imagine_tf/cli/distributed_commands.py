@@ -31,8 +31,8 @@ DEFAULT_PORT = 8000
 
 
 def _train_config(args: argparse.Namespace, root_dir: str | None):
-    """The gin-bound `TrainConfig`: the gin flags, else the run's config.gin; None if neither."""
-    from imagine_tf.training import train_eval
+    """The gin-bound `TrainConfig`: the gin flags, else the run's config.gin; None if neither
+    (then without importing the agent's modules)."""
     from imagine_tf.runs.layout import RunLayout
 
     files = list(args.gin_file)
@@ -40,16 +40,30 @@ def _train_config(args: argparse.Namespace, root_dir: str | None):
         files = [str(RunLayout(root_dir).run_gin)]
     if not (files or args.gin_binding):
         return None
+    from imagine_tf.training import train_eval
+
     parse_gin(argparse.Namespace(gin_file=files, gin_binding=args.gin_binding), train_eval)
     return train_eval.TrainConfig()
 
 
+def _server_config(args: argparse.Namespace):
+    """The `TrainConfig` that sizes the server's queue: the gin flags', else the run's (its
+    config.json, else its config.gin), else the defaults. Only gin needs the agent's modules
+    (TF-Agents, ...): without gin, the server starts without importing them."""
+    from imagine_tf.agent.config import TrainConfig
+    from imagine_tf.runs.layout import RunLayout
+
+    recorded = RunLayout(args.root_dir).config_json
+    if not (args.gin_file or args.gin_binding) and recorded.exists():
+        return TrainConfig.from_json(recorded.read_text())
+    return _train_config(args, args.root_dir) or TrainConfig()
+
+
 def _replay_server_command(args: argparse.Namespace) -> int:
     from imagine_tf.distributed.replay_server import serve_forever
-    from imagine_tf.agent.config import TrainConfig
     from imagine_tf.runs.layout import REPLAY_SERVER_JSON
 
-    config = _train_config(args, args.root_dir) or TrainConfig()
+    config = _server_config(args)
     root = pathlib.Path(args.root_dir)
     root.mkdir(parents=True, exist_ok=True)
 
@@ -141,7 +155,7 @@ def add_commands(commands) -> None:
         "--root-dir",
         "--root_dir",
         required=True,
-        help="the run (its config.gin sets the queue's size)",
+        help="the run (its config.json or config.gin sets the queue's size)",
     )
     server.add_argument("--port", type=int, default=DEFAULT_PORT)
     add_gin_flags(server)
@@ -193,7 +207,7 @@ def reported_errors(command):
     def run(args: argparse.Namespace) -> int:
         with frozen_imports():
             from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
-            from imagine_tf.training.distributed_run import TrainingStopped
+            from imagine_tf.distributed.stop_signal import TrainingStopped
 
         try:
             return command(args)

@@ -105,7 +105,7 @@ class EpisodeReader(table_io.TableClient):
         table: str = EPISODES_TABLE,
         *,
         deadline_s: float = 60.0,
-        poll_s: float = 0.01,
+        poll_s: float = 0.05,
     ):
         """Connects (lazily: nothing is sent before the first call).
 

@@ -1,4 +1,5 @@
-"""`StopSignal`: a stop request that signal handlers may raise and loops poll.
+"""`StopSignal`: a stop request that signal handlers may raise and loops poll; `TrainingStopped`,
+what the learner raises once it has seen it.
 
 A `threading.Event` must not be set from a signal handler: the handler runs in the main thread
 between two bytecodes, and if that thread is inside ``Event.wait`` at that moment it holds the
@@ -14,6 +15,10 @@ import threading
 import time
 
 POLL_SECONDS = 0.05
+
+
+class TrainingStopped(Exception):
+    """The learner was asked to stop (SIGTERM, Ctrl-C) before its last epoch."""
 
 
 class StopSignal:

@@ -26,7 +26,7 @@ import time
 
 from imagine_tf.distributed.address import check_port_free, free_port, parse_address
 from imagine_tf.distributed.episode_queue import EpisodeReader
-from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
+from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal, TrainingStopped
 from imagine_tf.distributed.variable_container import VariableContainer
 from imagine_tf.agent.episode_batch import EpisodeBatch
 from imagine_tf.agent.learning import Learner
@@ -37,10 +37,6 @@ from imagine_tf.runs.layout import RunLayout
 
 WAIT_NOTICE_SECONDS = 60.0
 PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
-
-
-class TrainingStopped(Exception):
-    """The learner was asked to stop (SIGTERM, Ctrl-C) before its last epoch."""
 
 
 class EpisodeQueueSource:

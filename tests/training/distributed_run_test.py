@@ -1,7 +1,7 @@
 """Actors and a learner on a real Reverb server on 127.0.0.1: runs, resumes and real kills.
 
 Every process is started with a deadline and stopped by the test; the smoke config
-(configs/agent/smoke.gin: epochs of 10 cycles of 8 episodes, 40 updates per cycle) keeps each run
+(configs/agent/smoke.gin), with epochs of 2 cycles of 4 episodes and 10 updates, keeps each run
 within seconds.
 """
 
@@ -23,10 +23,17 @@ pytestmark = pytest.mark.integration
 
 SMOKE = str(pathlib.Path(__file__).resolve().parents[2] / "configs" / "agent" / "smoke.gin")
 ENVIRONMENT = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-# configs/agent/smoke.gin, with epochs of 4 cycles of 20 updates where a test says so: every epoch
-# costs seconds.
-CYCLES, EPISODES, UPDATES = 4, 8, 20
-EPOCHS_UNREACHED = 50  # the first two bring-ups are stopped long before it
+CYCLES, EPISODES, UPDATES = 2, 4, 10
+SMALL_EPOCHS = [
+    *("--gin-binding", f"TrainConfig.cycles_per_epoch = {CYCLES}"),
+    *("--gin-binding", f"TrainConfig.episodes_per_cycle = {EPISODES}"),
+    *("--gin-binding", f"TrainConfig.updates_per_cycle = {UPDATES}"),
+]
+EPOCHS_UNREACHED = 1000  # the first two bring-ups are stopped long before it
+QUEUE_CYCLES = 3  # the run's queue (2 by default)
+# A learner's TensorFlow threads, as its actors' (RunProcesses): more only contend with the
+# helpers for the same cores.
+ONE_THREAD = ("--threads", 1)
 
 
 def cli(*args) -> list[str]:
@@ -92,23 +99,47 @@ def helpers(pid: int) -> list[int]:
 @pytest.fixture(scope="module")
 def faults(tmp_path_factory) -> dict:
     """One run through every fault, brought up three times: a learner with two actor processes
-    loses an actor and its evaluator (both restarted), is killed with SIGKILL (its actors,
-    evaluator and server die with it), resumes with one actor (evaluating in the learner from
-    here on), is stopped with SIGTERM, and resumes in one process for one more epoch (a
-    distributed run's checkpoint is an ordinary run's). Returns what each step saw:
+    loses an actor and its evaluator (both restarted), is paused (SIGSTOP) until the restarted
+    evaluator has evaluated, is killed with SIGKILL (its actors, evaluator and server die with
+    it), resumes with one actor (evaluating in the learner from here on), is stopped with
+    SIGTERM, and resumes in one process for one more epoch (a distributed run's checkpoint is
+    an ordinary run's). The run's queue holds QUEUE_CYCLES batches; its config.gin, which the
+    resumes keep, makes no agent.gif. Returns what each step saw:
     {"root", "killed_actor", "killed_evaluator", "evaluations", "helpers_at_kill",
     "epochs_at_kill", "helpers_at_stop", "epochs", "stop_code", "stop_out", "first_out",
     "last_code", "last_out"}."""
     root = tmp_path_factory.mktemp("faults") / "run"
     seen = {"root": root}
-    first_log = root.parent / "first.log"
     learner = start(
-        "train", "--gin-file", SMOKE, "--gin-binding", f"TrainConfig.cycles_per_epoch = {CYCLES}",
-        "--gin-binding", f"TrainConfig.updates_per_cycle = {UPDATES}",
-        "--root-dir", root, "--actors", 2, "--num-epochs", EPOCHS_UNREACHED, log=first_log,
+        "train", "--gin-file", SMOKE, *SMALL_EPOCHS, "--gin-binding", "train_eval.demo_goals = ()",
+        "--gin-binding", f"TrainConfig.queue_cycles = {QUEUE_CYCLES}", "--root-dir", root,
+        "--actors", 2, "--num-epochs", EPOCHS_UNREACHED, *ONE_THREAD, log=first_log(root),
     )  # fmt: skip
+    try:
+        evaluated = kill_an_actor_and_the_evaluator(learner, root, seen)
+        pause_then_kill_the_learner(learner, evaluated, root, seen)
+    finally:
+        learner.kill()  # (if a step failed: its helpers stop with it)
+    resume_then_stop(root, seen)
+    seen["epochs"] = len(epochs_done(root)) + 1  # the last bring-up trains one more epoch
+    last = start("train", "--root-dir", root, "--num-epochs", seen["epochs"], *ONE_THREAD)
+    seen["last_out"] = finish(last, 240)
+    seen["last_code"] = last.returncode
+    return seen
+
+
+def first_log(root: pathlib.Path) -> pathlib.Path:
+    """The output of the first bring-up's learner."""
+    return root.parent / "first.log"
+
+
+def kill_an_actor_and_the_evaluator(
+    learner: subprocess.Popen, root: pathlib.Path, seen: dict
+) -> int:
+    """Kills an actor once an epoch is done, then the evaluator once it has evaluated, and
+    waits for the learner to restart both; how many evaluations the killed evaluator made."""
     wait_until(
-        lambda: len(children(learner.pid)) == 2 and epochs_done(root),
+        lambda: epochs_done(root) and len(children(learner.pid)) == 2,
         timeout=180,
         interval=0.2,
         what="two actors and a first epoch",
@@ -126,14 +157,30 @@ def faults(tmp_path_factory) -> dict:
     )
     seen["killed_evaluator"] = children(learner.pid, "evaluator")[0]
     os.kill(seen["killed_evaluator"], signal.SIGKILL)
-    before = len(evaluations(evaluator_log))
+    evaluated = len(evaluations(evaluator_log))
     wait_until(
-        lambda: first_log.read_text().count("restarting it") >= 2
-        and len(evaluations(evaluator_log)) > before
+        lambda: first_log(root).read_text().count("restarting it") >= 2
         and len(epochs_done(root)) >= 2,
         timeout=180,
         interval=0.2,
-        what="the actor's and the evaluator's restarts, an evaluation after it, a second epoch",
+        what="the actor's and the evaluator's restarts, a second epoch",
+        process=learner,
+    )
+    return evaluated
+
+
+def pause_then_kill_the_learner(
+    learner: subprocess.Popen, evaluated: int, root: pathlib.Path, seen: dict
+) -> None:
+    """Pauses the learner (it trains no further epochs meanwhile) until the restarted
+    evaluator has evaluated its last request, then kills it with SIGKILL."""
+    learner.send_signal(signal.SIGSTOP)
+    evaluator_log = root / "logs" / "evaluator.log"
+    wait_until(
+        lambda: len(evaluations(evaluator_log)) > evaluated,
+        timeout=180,
+        interval=0.2,
+        what="an evaluation by the restarted evaluator",
         process=learner,
     )
     seen["evaluations"] = evaluations(evaluator_log)
@@ -141,7 +188,7 @@ def faults(tmp_path_factory) -> dict:
     os.kill(learner.pid, signal.SIGKILL)
     learner.wait(timeout=30)
     seen["epochs_at_kill"] = epochs_done(root)
-    seen["first_out"] = first_log.read_text()
+    seen["first_out"] = first_log(root).read_text()
     # Actors and server die with their learner (no orphan keeps playing).
     wait_until(
         lambda: not any(alive(pid) for pid in seen["helpers_at_kill"]),
@@ -149,8 +196,14 @@ def faults(tmp_path_factory) -> dict:
         interval=0.2,
         what="the helpers to stop",
     )
-    # resumes with its config.gin and one actor; the learner evaluates (no evaluator process)
-    resumed = start("train", "--root-dir", root, "--actors", 1, "--evaluate-in-learner")
+
+
+def resume_then_stop(root: pathlib.Path, seen: dict) -> None:
+    """The second bring-up: resumes with its config.gin and one actor, the learner evaluating
+    (no evaluator process), until an epoch is done; then SIGTERM."""
+    resumed = start(
+        "train", "--root-dir", root, "--actors", 1, "--evaluate-in-learner", *ONE_THREAD
+    )
     at_kill = len(seen["epochs_at_kill"])
     wait_until(
         lambda: len(epochs_done(root)) > at_kill,
@@ -163,11 +216,6 @@ def faults(tmp_path_factory) -> dict:
     resumed.send_signal(signal.SIGTERM)
     seen["stop_out"] = finish(resumed, 60)
     seen["stop_code"] = resumed.returncode
-    seen["epochs"] = len(epochs_done(root)) + 1  # the last bring-up trains one more epoch
-    last = start("train", "--root-dir", root, "--num-epochs", seen["epochs"])
-    seen["last_out"] = finish(last, 240)
-    seen["last_code"] = last.returncode
-    return seen
 
 
 def test_an_actor_and_the_evaluator_killed_mid_run_are_restarted(faults):
@@ -215,6 +263,11 @@ def test_a_learner_killed_with_sigkill_takes_its_helpers_and_resumes_replay_inta
     assert restored.memory.states_added == epochs * CYCLES * EPISODES
 
 
+def test_the_replay_server_of_a_resumed_run_sizes_its_queue_by_the_run_config(faults):
+    served = json.loads((faults["root"] / "replay_server.json").read_text())
+    assert served["queue_capacity"] == QUEUE_CYCLES
+
+
 def test_sigterm_stops_the_learner_and_its_processes_cleanly(faults):
     out = faults["stop_out"]
     assert faults["stop_code"] == 130, out[-3000:]
@@ -235,20 +288,9 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
         process=server,
     )
     learner = start(
-        "learner",
-        "--root-dir",
-        root,
-        "--replay-server",
-        address,
-        "--gin-file",
-        SMOKE,
-        "--gin-binding",
-        f"TrainConfig.cycles_per_epoch = {CYCLES}",
-        "--num-epochs",
-        100,
-        "--retry-seconds",
-        3,
-    )
+        "learner", "--root-dir", root, "--replay-server", address, "--gin-file", SMOKE,
+        *SMALL_EPOCHS, "--num-epochs", EPOCHS_UNREACHED, "--retry-seconds", 3, *ONE_THREAD,
+    )  # fmt: skip
     actor = start("actor", "--replay-server", address, "--actor-id", 3, "--retry-seconds", 3)
     wait_until(
         lambda: epochs_done(root), timeout=180, interval=0.2, what="a first epoch", process=learner
@@ -274,7 +316,7 @@ def test_bad_addresses_a_busy_port_and_a_foreign_config_are_refused_clearly(tmp_
     assert code == 2 and "expected HOST:PORT" in err
     nobody = f"127.0.0.1:{free_port()}"
     for command in ("actor", "evaluator"):
-        code, err = refused(command, "--replay-server", nobody, "--retry-seconds", 2)
+        code, err = refused(command, "--replay-server", nobody, "--retry-seconds", 0.5)
         assert code == 1 and f"no replay server answered at {nobody}" in err, command
     code, err = refused("evaluator", "--replay-server", "localhost")
     assert code == 2 and "expected HOST:PORT" in err
