@@ -121,7 +121,7 @@ class TrainConfig:
                 f"TrainConfig.imagination must be one of {IMAGINATION_METHODS}, got "
                 f"{self.imagination!r}: 'cgh' is IMAGINE's heuristic, 'none' turns it off."
             )
-        for name in ("imagined_target_probability", "imagined_candidate_share"):
+        for name in ("final_goal_ratio", "imagined_target_probability", "imagined_candidate_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(
                     f"TrainConfig.{name} must be in [0, 1], got {getattr(self, name)}."

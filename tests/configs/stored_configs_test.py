@@ -20,6 +20,7 @@ AGENT_RUN_GIN = """import imagine_tf.training.train_eval
 
 # Parameters for train_eval:
 # ==============================================================================
+train_eval.demo_goals = ['Go left']
 train_eval.num_epochs = 1
 
 # Parameters for TrainConfig:

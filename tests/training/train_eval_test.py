@@ -1,7 +1,12 @@
-"""The co-training loop: tiny runs with the oracle and the learned reward, logs, resume."""
+"""The co-training loop: tiny runs with the oracle and the learned reward, logs, resume.
+
+Two tiny runs of two epochs are trained once for the module (`oracle_run`, `learned_run`);
+the tests read them, and those that train on, evaluate or kill a run do it in a copy."""
 
 import dataclasses
 import json
+import pathlib
+import shutil
 
 import numpy as np
 import pytest
@@ -12,7 +17,9 @@ from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.runs.lock import RunConfigMismatch
 from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
+from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig, binding_name
+from imagine_tf.agent.learning import Learner
 from imagine_tf.reward.model_config import RewardModelConfig
 from imagine_tf.runs.config_keys import declared_defaults, flat_config
 from imagine_tf.training.train_eval import make_learner, train
@@ -27,21 +34,66 @@ TINY = dict(
     replay_capacity=100,
     memory_capacity=100,
 )
+#: The oracle-reward run; half of each batch keeps the goal its episode was drawn for.
+ORACLE = TrainConfig(reward="oracle", final_goal_ratio=0.5, **TINY)
+#: The learned-reward run (MA policy and reward); its gates read the normalised goal.
+LEARNED = TrainConfig(
+    architecture="ma",
+    reward="learned",
+    **{**TINY, "reward_model": dataclasses.replace(TINY["reward_model"], normalize_goal=True)},
+)
+
+
+@dataclasses.dataclass
+class TinyRun:
+    """A run trained for two epochs: its directory, config, learner and records."""
+
+    root: pathlib.Path
+    config: TrainConfig
+    trainer: Learner
+    logs: list[dict]
+
+    def copy(self, into: pathlib.Path) -> pathlib.Path:
+        """A copy of the run directory to train on, evaluate or kill."""
+        return pathlib.Path(shutil.copytree(self.root, into))
+
+
+@pytest.fixture(scope="module")
+def oracle_run(tmp_path_factory) -> TinyRun:
+    """`ORACLE`, two epochs, in a directory where a first save killed before its main
+    checkpoint left an episode file (it must not count: `test_eval_and_report_of_a_tiny_run`)."""
+    root = tmp_path_factory.mktemp("oracle_run")
+    empty = RunBuilder(ORACLE).make_replay()
+    (root / "replay").mkdir()
+    np.savez(
+        root / "replay" / "episodes_000000000000.npz",
+        **{name: np.full_like(getattr(empty, name)[:12], 999) for name in EPISODE_FIELDS},
+    )
+    trainer, logs = train(ORACLE, root, num_epochs=2, progress=False)
+    return TinyRun(root, ORACLE, trainer, logs)
+
+
+@pytest.fixture(scope="module")
+def learned_run(tmp_path_factory) -> TinyRun:
+    """`LEARNED`, two epochs."""
+    root = tmp_path_factory.mktemp("learned_run")
+    trainer, logs = train(LEARNED, root, num_epochs=2, progress=False)
+    return TinyRun(root, LEARNED, trainer, logs)
 
 
 def oracle_bindings() -> list[str]:
-    """The gin bindings of ``TrainConfig(reward="oracle", **TINY)``: its non-default settings."""
-    values = flat_config(json.loads(TrainConfig(reward="oracle", **TINY).to_json()))
+    """The gin bindings of `ORACLE`: its non-default settings."""
+    values = flat_config(json.loads(ORACLE.to_json()))
     defaults = json.loads(json.dumps(declared_defaults(TrainConfig)))  # tuples as lists
     return [f"{binding_name(k)} = {v!r}" for k, v in values.items() if v != defaults[k]]
 
 
 @pytest.mark.parametrize("reward", ["oracle", "learned"])
-def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
-    config = TrainConfig(architecture="ma", reward=reward, **TINY)
-    trainer, logs = train(config, tmp_path, num_epochs=2, progress=False)
+def test_tiny_run_logs_checkpoints_and_resumes(request, tmp_path, reward):
+    run = request.getfixturevalue(f"{reward}_run")
+    trainer, logs = run.trainer, run.logs
     assert [r["epoch"] for r in logs] == [1, 2]
-    lines = [json.loads(x) for x in (tmp_path / "progress.jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in (run.root / "progress.jsonl").read_text().splitlines()]
     assert lines == logs
     last = logs[-1]
     assert last["episodes"] == 2 * 3 * 4 and last["discovered_goals"] > 0
@@ -57,8 +109,9 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     assert last["eval_train_grow_achieved"] == pytest.approx(last["eval_train_success_grow"])
     if reward == "learned":
         assert logs[0]["reward_epochs"] == 2  # the reward model is updated at the end of epoch 0
-    # A new trainer on the same directory continues where the first one stopped.
-    resumed, more = train(config, tmp_path, num_epochs=3, progress=False)
+    # A new trainer on (a copy of) the same directory continues where the first one stopped.
+    root = run.copy(tmp_path / "run")
+    resumed, more = train(run.config, root, num_epochs=3, progress=False)
     assert [r["epoch"] for r in more] == [3]
     assert resumed.replay.episodes_added == 3 * 3 * 4
     assert resumed.goals.sentences[: len(trainer.goals)] == trainer.goals.sentences
@@ -66,20 +119,18 @@ def test_tiny_run_logs_checkpoints_and_resumes(tmp_path, reward):
     np.testing.assert_array_equal(
         resumed.replay.observations[:24], trainer.replay.observations[:24]
     )
-    assert sorted(p.name for p in (tmp_path / "replay").iterdir()) == [
+    assert sorted(p.name for p in (root / "replay").iterdir()) == [
         f"episodes_{first:012d}.npz" for first in (0, 12, 24)
     ]  # one file of new episodes per epoch
     assert more[0]["updates"] == expected_updates + 3 * 2
 
 
-def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_path):
+def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(learned_run):
     from imagine_tf.agent.loading import load_reward_network
 
-    model = dataclasses.replace(TINY["reward_model"], normalize_goal=True)
-    config = TrainConfig(**{**TINY, "reward_model": model})
-    trainer, _ = train(config, tmp_path, num_epochs=1, progress=False)
+    trainer = learned_run.trainer
     assert trainer.reward_network.normalize_goal
-    loaded, _ = load_reward_network(tmp_path)
+    loaded, _ = load_reward_network(learned_run.root)
     assert loaded.normalize_goal
     inputs = {
         "state": trainer.memory.states[:8],
@@ -88,32 +139,25 @@ def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(tmp_pat
     np.testing.assert_allclose(loaded(inputs), trainer.reward_network(inputs), atol=1e-6)
 
 
-def test_eval_and_report_of_a_tiny_run(tmp_path):
+def test_eval_and_report_of_a_tiny_run(oracle_run, tmp_path):
     from imagine_tf.agent.success_report import run_rows
-    from imagine_tf.agent.builder import RunBuilder
     from imagine_tf.agent.saved_run_evaluation import evaluate_run
 
-    config = TrainConfig(reward="oracle", **TINY)
-    empty = RunBuilder(config).make_replay()
+    root = oracle_run.copy(tmp_path / "run")
     # A first save killed before its main checkpoint left an episode file: it must not count.
-    (tmp_path / "replay").mkdir(parents=True)
-    np.savez(
-        tmp_path / "replay" / "episodes_000000000000.npz",
-        **{name: np.full_like(getattr(empty, name)[:12], 999) for name in EPISODE_FIELDS},
-    )
-    trainer, _ = train(config, tmp_path, 1, progress=False)
-    resumed, _ = make_learner(config, tmp_path)
-    assert resumed.replay.episodes_added == 12
-    np.testing.assert_array_equal(resumed.replay.goal_ids[:12], trainer.replay.goal_ids[:12])
-    assert not np.any(resumed.replay.goal_ids[:12] == 999)
-    other = TrainConfig(reward="oracle", **{**TINY, "batch_size": 32})
+    resumed, _ = make_learner(ORACLE, root)
+    assert resumed.replay.episodes_added == 24
+    trained = oracle_run.trainer.replay.goal_ids[:24]
+    np.testing.assert_array_equal(resumed.replay.goal_ids[:24], trained)
+    assert not np.any(resumed.replay.goal_ids[:24] == 999)
+    other = dataclasses.replace(ORACLE, batch_size=32)
     with pytest.raises(RunConfigMismatch, match="batch_size: run 16, given 32"):
-        train(other, tmp_path, 2, progress=False)
-    assert json.loads((tmp_path / "config.json").read_text())["batch_size"] == 16
+        train(other, root, 3, progress=False)
+    assert json.loads((root / "config.json").read_text())["batch_size"] == 16
     with pytest.raises(FileNotFoundError, match="training run"):
         run_rows(tmp_path / "nothing")
-    [before] = run_rows(tmp_path)
-    assert before["repetitions"].startswith("1 (in-training") and before["episodes"] == 12
+    [before] = run_rows(root)
+    assert before["repetitions"].startswith("1 (in-training") and before["episodes"] == 24
     # A run still training replaces its own earlier in-training row, whatever its epoch.
     from imagine_tf.agent.success_report import write_agent_report
 
@@ -121,39 +165,37 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
 
     same = {name: before[name] for name in EXPERIMENT_FIELDS}  # this run's experiment
     in_training = {
-        "run": tmp_path.name,
+        "run": root.name,
         **same,
         "marker": -3,
         "evaluated_at_epoch": 0,
         "repetitions": "1 (in-training evaluation)",
     }
-    record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", {"runs": [in_training]})
-    assert [(r["run"], r.get("marker")) for r in record["runs"]] == [(tmp_path.name, None)]
-    result = evaluate_run(tmp_path, repetitions=2)
-    assert json.loads((tmp_path / "eval.json").read_text())["per_goal"] == result["per_goal"]
-    kept = json.loads((tmp_path / "evaluations" / "epoch_0001.json").read_text())
-    assert kept == json.loads((tmp_path / "eval.json").read_text())
+    record = write_agent_report([root], tmp_path / "sr.json", "cmd", {"runs": [in_training]})
+    assert [(r["run"], r.get("marker")) for r in record["runs"]] == [(root.name, None)]
+    result = evaluate_run(root, repetitions=2)
+    assert json.loads((root / "eval.json").read_text())["per_goal"] == result["per_goal"]
+    kept = json.loads((root / "evaluations" / "epoch_0002.json").read_text())
+    assert kept == json.loads((root / "eval.json").read_text())
     assert len(result["per_goal"]) == 255 and set(result["per_type"]) == {"1", "2", "3", "4", "5"}
     assert set(result["train_per_predicate"]) == {"Go", "Grasp", "Grow"}
     grow_train = [g for g in grammar.train_goals() if g.startswith("Grow")]
     outcomes = result["grow_outcomes"]["train"]
     assert outcomes["episodes"] == 2 * len(grow_train) == 2 * 46
     assert outcomes["achieved"] == pytest.approx(result["train_per_predicate"]["Grow"])
-    [row] = run_rows(tmp_path)
+    [row] = run_rows(root)
     assert row["repetitions"] == 2 and row["train_success"] == result["train_success"]
-    assert row["evaluated_at_epoch"] == 1 and row["evaluated_at_episodes"] == 12
-    assert row["wall_seconds"] > 0 and row["updates"] == 3 * 2
+    assert row["evaluated_at_epoch"] == 2 and row["evaluated_at_episodes"] == 24
+    assert row["wall_seconds"] > 0 and row["updates"] == 2 * 3 * 2
     assert row["compute_dtype"] == "float32" and row["final_layer_init"] == "small_uniform"
-    assert row["final_goal_ratio"] == 0.0
+    assert row["final_goal_ratio"] == 0.5
     # Every kept evaluation at the run's N is a row, by epoch; one at another N is not.
-    (tmp_path / "evaluations" / "epoch_0000.json").write_text(json.dumps({**kept, "epoch": 0}))
-    (tmp_path / "evaluations" / "epoch_0001_n4.json").write_text(
-        json.dumps({**kept, "num_objects": 4})
-    )
-    rows = run_rows(tmp_path)
-    assert [(r["evaluated_at_epoch"], r["repetitions"]) for r in rows] == [(0, 2), (1, 2)]
-    assert rows[0]["evaluated_at_episodes"] is None and rows[1]["evaluated_at_episodes"] == 12
-    (tmp_path / "evaluations" / "epoch_0000.json").unlink()
+    (root / "evaluations" / "epoch_0000.json").write_text(json.dumps({**kept, "epoch": 0}))
+    (root / "evaluations" / "epoch_0002_n4.json").write_text(json.dumps({**kept, "num_objects": 4}))
+    rows = run_rows(root)
+    assert [(r["evaluated_at_epoch"], r["repetitions"]) for r in rows] == [(0, 2), (2, 2)]
+    assert rows[0]["evaluated_at_episodes"] is None and rows[1]["evaluated_at_episodes"] == 24
+    (root / "evaluations" / "epoch_0000.json").unlink()
     # An earlier report keeps the rows of runs whose directories are gone, a run's rows
     # evaluated at other epochs, its in-training row and the rows of another experiment whose
     # directory had the same name; an evaluation of the same run and epoch is replaced.
@@ -162,109 +204,110 @@ def test_eval_and_report_of_a_tiny_run(tmp_path):
         "runs": [
             {"run": "old_run", "seed": 7, "marker": 7},
             {
-                "run": tmp_path.name,
+                "run": root.name,
                 **same,
                 "marker": -1,
-                "evaluated_at_epoch": 1,
+                "evaluated_at_epoch": 2,
                 "repetitions": 30,
             },
             {
-                "run": tmp_path.name,
+                "run": root.name,
                 **same,
                 "marker": -2,
                 "evaluated_at_epoch": 0,
                 "repetitions": 30,
             },
             {
-                "run": tmp_path.name,
+                "run": root.name,
                 **same,
-                "final_goal_ratio": 0.5,
+                "final_goal_ratio": 0.0,
                 "marker": -4,
-                "evaluated_at_epoch": 1,
+                "evaluated_at_epoch": 2,
                 "repetitions": 30,
             },
             in_training,
         ],
     }
-    record = write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", earlier)
+    record = write_agent_report([root], tmp_path / "sr.json", "cmd", earlier)
     assert [(r["run"], r.get("marker")) for r in record["runs"]] == [
         ("old_run", 7),
-        (tmp_path.name, -2),
-        (tmp_path.name, -4),
-        (tmp_path.name, -3),
-        (tmp_path.name, None),
+        (root.name, -2),
+        (root.name, -4),
+        (root.name, -3),
+        (root.name, None),
     ]
     assert record["runs"][0]["reported_by"] == "imagine-tf report old_run"
     assert json.loads((tmp_path / "sr.json").read_text()) == record
     with pytest.raises(ValueError, match="has no 'runs'"):
-        write_agent_report([tmp_path], tmp_path / "sr.json", "cmd", {"command": "x"})
+        write_agent_report([root], tmp_path / "sr.json", "cmd", {"command": "x"})
 
 
-def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(tmp_path):
+def test_a_run_killed_with_sigkill_resumes_losing_at_most_one_epoch(oracle_run, tmp_path):
     import os
     import signal
     import subprocess
     import sys
     import time
 
-    bindings = oracle_bindings()
+    root = oracle_run.copy(tmp_path / "run")  # two epochs done
     command = [
         sys.executable,
         "-m",
         "imagine_tf.cli.main",
         "train",
         "--root-dir",
-        str(tmp_path),
+        str(root),
         "--num-epochs",
         "4",
     ]
-    for binding in bindings:
+    for binding in oracle_bindings():
         command += ["--gin-binding", binding]
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     process = subprocess.Popen(
         command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    progress = tmp_path / "progress.jsonl"
+    progress = root / "progress.jsonl"
     deadline = time.time() + 240
     while time.time() < deadline and process.poll() is None:
-        if progress.exists() and len(progress.read_text().splitlines()) >= 2:
+        if len(progress.read_text().splitlines()) >= 3:  # an epoch of its own is saved
             break
         time.sleep(0.2)
     assert process.poll() is None, "the run ended before it could be killed"
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     done_before = len(progress.read_text().splitlines())
-    assert done_before >= 2
-    finished = subprocess.run(command, env=environment, capture_output=True, timeout=600)
-    assert finished.returncode == 0, finished.stderr.decode()[-2000:]
+    assert done_before >= 3
+    train(ORACLE, root, num_epochs=4, progress=False)  # the run started again
     epochs = [json.loads(line)["epoch"] for line in progress.read_text().splitlines()]
     assert epochs == [1, 2, 3, 4]  # every epoch logged once, in order
-    trainer, _ = make_learner(TrainConfig(reward="oracle", **TINY), tmp_path)
+    trainer, _ = make_learner(ORACLE, root)
     assert int(trainer.epoch.numpy()) == 4
     assert trainer.replay.episodes_added == 4 * 3 * 4  # nothing lost, nothing doubled
 
 
-def test_train_eval_writes_the_learning_curve_and_the_agent_gif(tmp_path):
+def test_train_eval_writes_the_learning_curve_and_the_agent_gif(oracle_run, tmp_path):
     import gin
     from PIL import Image
 
     from imagine_tf.training.train_eval import train_eval
 
+    root = oracle_run.copy(tmp_path / "run")  # trained by `train`: no curve, no GIF yet
+    assert not (root / "learning_curve.png").exists() and not (root / "agent.gif").exists()
     gin.parse_config(oracle_bindings())
     try:
         train_eval(
-            str(tmp_path), num_epochs=2, progress=False, demo_goals=("Go left", "Grasp any animal")
+            str(root), num_epochs=2, progress=False, demo_goals=("Go left", "Grasp any animal")
         )
     finally:
         gin.clear_config()
-    assert Image.open(tmp_path / "learning_curve.png").size[0] > 500
-    gif = Image.open(tmp_path / "agent.gif")
+    assert Image.open(root / "learning_curve.png").size[0] > 500
+    gif = Image.open(root / "agent.gif")
     assert 1 < gif.n_frames <= 2 * 51  # two episodes of s_0..s_50 (PIL merges identical frames)
 
 
-def test_the_final_goal_share_reaches_the_relabelling_of_a_run(tmp_path):
-    config = TrainConfig(reward="oracle", final_goal_ratio=0.5, **TINY)
-    trainer, _ = train(config, tmp_path, num_epochs=2, progress=False)
+def test_the_final_goal_share_reaches_the_relabelling_of_a_run(oracle_run, tmp_path):
+    trainer, config = oracle_run.trainer, oracle_run.config
+    assert config.final_goal_ratio == 0.5
     batch = trainer.replay.sample(config.batch_size)
     assert np.all(batch.sampled_goal_ids >= 0)  # goals were reached: goal-biased sampling
     candidates = trainer.relabeler.sample_candidates(tf.constant(len(trainer.goals)), 5)
@@ -291,3 +334,4 @@ def test_the_final_goal_share_reaches_the_relabelling_of_a_run(tmp_path):
     np.testing.assert_array_equal(relabelled.rewards.numpy()[:half] == 0, truth)
     with pytest.raises(ValueError, match="final_goal_ratio must be in"):
         train(TrainConfig(final_goal_ratio=2.0, **TINY), tmp_path / "bad", 1, progress=False)
+    assert not (tmp_path / "bad").exists()  # refused before anything is written
