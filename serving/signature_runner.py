@@ -13,6 +13,9 @@ Small requests (up to `CALLER_THREAD_MAX_ROWS` rows) run their ops in the callin
 (``RunOptions.inter_op_thread_pool = -1``): no hand-off to the session's thread pool, which on
 this machine takes one pair through ``score`` from 1.13 to 1.00 ms; larger ones use the pool,
 where independent ops run in parallel (batch 1024: 4.1 ms against 4.7 in the caller thread).
+Each callable costs Grappler's optimization of the signature's graph and function library
+(about 2 s of CPU per callable for the MA reward model here): a version is loaded with the
+caller-thread callables, and a signature's pool callable is made by its first larger request.
 
 Inputs and outputs are named by the SignatureDef keys (``goals``, ``states``, ...); the specs
 (`input_specs`) are what requests are checked against.
@@ -21,6 +24,7 @@ Inputs and outputs are named by the SignatureDef keys (``goals``, ``states``, ..
 from __future__ import annotations
 
 import pathlib
+import threading
 
 import numpy as np
 import tensorflow as tf
@@ -52,21 +56,33 @@ class SignatureRunner:
         }
         # Session::MakeCallable (CallableOptions): arrays in, arrays out, without the Python
         # feed / fetch handling of ``Session.run`` (0.4 ms of a 1.2 ms call at batch 1).
-        feeds = [signature.inputs[n].name for n in self.input_names]
-        fetches = [signature.outputs[n].name for n in self.output_names]
-        if not fetches:  # e.g. a policy's ``get_initial_state`` without policy state
-            self._in_caller_thread = self._in_pool = lambda *arrays: []
+        self._session = session
+        self._feeds = [signature.inputs[n].name for n in self.input_names]
+        self._fetches = [signature.outputs[n].name for n in self.output_names]
+        self._pool_lock = threading.Lock()
+        if not self._fetches:  # e.g. a policy's ``get_initial_state`` without policy state
+            self._in_caller_thread = self._pool_callable = lambda *arrays: []
             return
-        self._in_caller_thread, self._in_pool = (
-            session._make_callable_from_options(
-                CallableOptions(
-                    feed=feeds,
-                    fetch=fetches,
-                    run_options=tf.compat.v1.RunOptions(inter_op_thread_pool=pool),
-                )
-            )
-            for pool in (-1, 0)
+        self._in_caller_thread = self._make_callable(inter_op_thread_pool=-1)
+        self._pool_callable = None  # made by the first request of more than CALLER_THREAD_MAX_ROWS
+
+    def _make_callable(self, inter_op_thread_pool: int):
+        """``Session::MakeCallable`` of this signature (-1: the ops run in the calling thread;
+        0: in the session's inter-op pool)."""
+        options = CallableOptions(
+            feed=self._feeds,
+            fetch=self._fetches,
+            run_options=tf.compat.v1.RunOptions(inter_op_thread_pool=inter_op_thread_pool),
         )
+        return self._session._make_callable_from_options(options)
+
+    def _in_pool(self, *arrays):
+        """Runs in the session's inter-op pool (its callable made on the first call)."""
+        if self._pool_callable is None:
+            with self._pool_lock:
+                if self._pool_callable is None:
+                    self._pool_callable = self._make_callable(inter_op_thread_pool=0)
+        return self._pool_callable(*arrays)
 
     def submit(self, inputs: dict[str, np.ndarray]) -> None:
         """None: an unbatched signature is run by its caller (`run`); `BatchingRunner.submit`

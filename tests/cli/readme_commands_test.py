@@ -21,8 +21,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
 # configs/agent/smoke.gin with the main path's networks: the MA policy and the learned MA reward,
 # taught only by the partner's descriptions of the Go goals, the reward retrained every epoch,
-# scenes of two objects: a subset that learns within about a minute (6 epochs of 10 cycles of 8
-# episodes, 80 updates).
+# scenes of two objects: a subset that learns within about two minutes (6 epochs of 10 cycles of 8
+# episodes, 80 updates of 64 transitions).
 NUM_OBJECTS = 2
 MAIN_PATH = [
     "--gin-file",
@@ -41,6 +41,7 @@ MAIN_PATH = [
             "RewardModelConfig.patience = 5",
             "RewardModelConfig.batches_per_epoch = 100",
             "TrainConfig.updates_per_cycle = 80",
+            "TrainConfig.batch_size = 64",
         )
         for argument in ("--gin-binding", binding)
     ),
