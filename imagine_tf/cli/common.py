@@ -1,9 +1,10 @@
 """What the `imagine-tf` commands share: the usage error, gin flags, thread limits, the
-prepared dataset's flags, imports out of the garbage collector's way."""
+prepared dataset's flags, a command process's objects out of the garbage collector's way."""
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import gc
 import pathlib
@@ -55,6 +56,14 @@ def frozen_imports():
         _frozen = True
         if enabled:
             gc.enable()
+
+
+def freeze_at_exit() -> None:
+    """For a command's own process: Python's last garbage collections at exit are skipped
+    (`gc.freeze` as the first exit handler). They would traverse and free the objects one by
+    one for memory that the system takes back at once: about 0.5 CPU-s after a small
+    ``imagine-tf train`` here, more after longer runs."""
+    atexit.register(gc.freeze)  # exit handlers run last registered first
 
 
 def parse_gin(args: argparse.Namespace, module=None) -> None:

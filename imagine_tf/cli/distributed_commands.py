@@ -60,8 +60,9 @@ def _server_config(args: argparse.Namespace):
 
 
 def _replay_server_command(args: argparse.Namespace) -> int:
-    from imagine_tf.distributed.replay_server import serve_forever
-    from imagine_tf.runs.layout import REPLAY_SERVER_JSON
+    with frozen_imports():
+        from imagine_tf.distributed.replay_server import serve_forever
+        from imagine_tf.runs.layout import REPLAY_SERVER_JSON
 
     config = _server_config(args)
     root = pathlib.Path(args.root_dir)
@@ -81,7 +82,8 @@ def _replay_server_command(args: argparse.Namespace) -> int:
 
 
 def _learner_command(args: argparse.Namespace) -> int:
-    from imagine_tf.training import train_eval
+    with frozen_imports():
+        from imagine_tf.training import train_eval
 
     checked_address(args.replay_server)  # before TensorFlow starts
     limit_threads(args.threads)
@@ -103,8 +105,9 @@ def _learner_command(args: argparse.Namespace) -> int:
 
 
 def _actor_command(args: argparse.Namespace) -> int:
-    from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
-    from imagine_tf.training.actor_process import run_actor
+    with frozen_imports():
+        from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
+        from imagine_tf.training.actor_process import run_actor
 
     checked_address(args.replay_server)
     if args.actor_id < 0:
@@ -130,8 +133,9 @@ def _actor_command(args: argparse.Namespace) -> int:
 
 
 def _evaluator_command(args: argparse.Namespace) -> int:
-    from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
-    from imagine_tf.training.evaluator_process import run_evaluator
+    with frozen_imports():
+        from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal
+        from imagine_tf.training.evaluator_process import run_evaluator
 
     checked_address(args.replay_server)
     limit_threads(args.threads)
@@ -205,9 +209,8 @@ def reported_errors(command):
     """Wraps a command: the distributed errors become one line on stderr and an exit status."""
 
     def run(args: argparse.Namespace) -> int:
-        with frozen_imports():
-            from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
-            from imagine_tf.distributed.stop_signal import TrainingStopped
+        from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
+        from imagine_tf.distributed.stop_signal import TrainingStopped
 
         try:
             return command(args)

@@ -36,8 +36,6 @@ with status 2; there is never a traceback for them.
 from __future__ import annotations
 
 import argparse
-import atexit
-import gc
 import json
 import os
 import pathlib
@@ -60,6 +58,7 @@ from imagine_tf.cli.common import (
     RUN_READ_ERRORS,
     UsageError,
     add_gin_flags,
+    freeze_at_exit,
     frozen_imports,
     limit_threads,
     parse_gin,
@@ -317,9 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command of ``argv`` (default: the command line); returns its exit status.
 
     Run as a command (no ``argv``), the process skips Python's last garbage collections at exit
-    (`gc.freeze`): they would free TensorFlow's objects one by one, seconds of CPU (2 s for a
-    replay server, 3 s after a smoke run of ``imagine-tf train``) for memory that the system
-    takes back at once.
+    (`freeze_at_exit`).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -330,8 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"imagine-tf {args.command}: error: {error}", file=sys.stderr)
         return 2
     finally:
-        if argv is None:  # first of the exit handlers (the last registered)
-            atexit.register(gc.freeze)
+        if argv is None:
+            freeze_at_exit()
 
 
 if __name__ == "__main__":
