@@ -41,8 +41,8 @@ notebook: $(NOTEBOOK_STAMP)
 ## Tests (slow ones deselected by setup.cfg; integration = real servers on 127.0.0.1, included),
 ## on TEST_WORKERS processes (pytest-xdist), a test module per worker at a time. A single file
 ## runs on its own: .venv/bin/python -m pytest tests/env/physics_test.py
-## The package's bytecode is compiled first: the ~60 `imagine-tf` processes that tests start
-## would each compile it again where PYTHONDONTWRITEBYTECODE is set.
+## The package's bytecode is compiled first: the ~60 Python processes that tests start would
+## each compile what they import again where PYTHONDONTWRITEBYTECODE is set.
 TEST_WORKERS ?= 2
 BYTECODE = $(BIN)/python -m compileall -q imagine_tf serving client datasets tests
 test: $(STAMP)

@@ -191,8 +191,9 @@ def _finish(learner, root: pathlib.Path, demo_goals, eval_repetitions: int | Non
     (root / run_layout.OPERATIVE_GIN).write_text(gin.operative_config_str())
     if learner.logs:
         plot_learning_curve(learner.logs, root / run_layout.LEARNING_CURVE)
-    if learner.logs and demo_goals:
-        episodes, achieved = learner.evaluator.play(list(demo_goals))
-        render_agent(episodes.states, list(demo_goals), achieved, str(root / run_layout.AGENT_GIF))
+        if demo_goals:
+            episodes, achieved = learner.evaluator.play(list(demo_goals))
+            gif = str(root / run_layout.AGENT_GIF)
+            render_agent(episodes.states, list(demo_goals), achieved, gif)
     if eval_repetitions:
         evaluate_learner(learner, root, eval_repetitions)

@@ -14,6 +14,11 @@ def test_a_large_request_makes_the_pool_callable_once_and_scores_like_small_ones
     try:
         score = session.signatures["score"]
         assert score._pool_callable is None  # loading made the caller-thread callables only
+        made_by_requests = []
+        make_callable = score._make_callable
+        score._make_callable = lambda inter_op_thread_pool: (
+            made_by_requests.append(inter_op_thread_pool) or make_callable(inter_op_thread_pool)
+        )
         rows = CALLER_THREAD_MAX_ROWS + 8
         states = random_states(rows)
         goals = np.array([b"Grasp red cat", b"Go left"] * (rows // 2), dtype=object)
@@ -34,5 +39,6 @@ def test_a_large_request_makes_the_pool_callable_once_and_scores_like_small_ones
                 np.testing.assert_allclose(answer[name], expected, atol=1e-6)
         score.run({"goals": goals, "states": states})
         assert score._pool_callable is made  # made once
+        assert made_by_requests == [0]  # one callable, in the pool, for four racing requests
     finally:
         session.close()

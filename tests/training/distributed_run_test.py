@@ -31,9 +31,6 @@ SMALL_EPOCHS = [
 ]
 EPOCHS_UNREACHED = 1000  # the first two bring-ups are stopped long before it
 QUEUE_CYCLES = 3  # the run's queue (2 by default)
-# A learner's TensorFlow threads, as its actors' (RunProcesses): more only contend with the
-# helpers for the same cores.
-ONE_THREAD = ("--threads", 1)
 
 
 def cli(*args) -> list[str]:
@@ -113,7 +110,7 @@ def faults(tmp_path_factory) -> dict:
     learner = start(
         "train", "--gin-file", SMOKE, *SMALL_EPOCHS, "--gin-binding", "train_eval.demo_goals = ()",
         "--gin-binding", f"TrainConfig.queue_cycles = {QUEUE_CYCLES}", "--root-dir", root,
-        "--actors", 2, "--num-epochs", EPOCHS_UNREACHED, *ONE_THREAD, log=first_log(root),
+        "--actors", 2, "--num-epochs", EPOCHS_UNREACHED, log=first_log(root),
     )  # fmt: skip
     try:
         evaluated = kill_an_actor_and_the_evaluator(learner, root, seen)
@@ -122,7 +119,7 @@ def faults(tmp_path_factory) -> dict:
         learner.kill()  # (if a step failed: its helpers stop with it)
     resume_then_stop(root, seen)
     seen["epochs"] = len(epochs_done(root)) + 1  # the last bring-up trains one more epoch
-    last = start("train", "--root-dir", root, "--num-epochs", seen["epochs"], *ONE_THREAD)
+    last = start("train", "--root-dir", root, "--num-epochs", seen["epochs"])
     seen["last_out"] = finish(last, 240)
     seen["last_code"] = last.returncode
     return seen
@@ -202,7 +199,12 @@ def resume_then_stop(root: pathlib.Path, seen: dict) -> None:
     """The second bring-up: resumes with its config.gin and one actor, the learner evaluating
     (no evaluator process), until an epoch is done; then SIGTERM."""
     resumed = start(
-        "train", "--root-dir", root, "--actors", 1, "--evaluate-in-learner", *ONE_THREAD
+        "train",
+        "--root-dir",
+        root,
+        "--actors",
+        1,
+        "--evaluate-in-learner",
     )
     at_kill = len(seen["epochs_at_kill"])
     wait_until(
@@ -289,7 +291,7 @@ def test_three_commands_and_the_replay_server_gone(tmp_path):
     )
     learner = start(
         "learner", "--root-dir", root, "--replay-server", address, "--gin-file", SMOKE,
-        *SMALL_EPOCHS, "--num-epochs", EPOCHS_UNREACHED, "--retry-seconds", 3, *ONE_THREAD,
+        *SMALL_EPOCHS, "--num-epochs", EPOCHS_UNREACHED, "--retry-seconds", 3,
     )  # fmt: skip
     actor = start("actor", "--replay-server", address, "--actor-id", 3, "--retry-seconds", 3)
     wait_until(

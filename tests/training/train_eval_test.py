@@ -307,7 +307,7 @@ def test_train_eval_writes_the_learning_curve_and_the_agent_gif(oracle_run, tmp_
 
 def test_the_final_goal_share_reaches_the_relabelling_of_a_run(oracle_run, tmp_path):
     trainer, config = oracle_run.trainer, oracle_run.config
-    assert config.final_goal_ratio == 0.5
+    assert json.loads((oracle_run.root / "config.json").read_text())["final_goal_ratio"] == 0.5
     batch = trainer.replay.sample(config.batch_size)
     assert np.all(batch.sampled_goal_ids >= 0)  # goals were reached: goal-biased sampling
     candidates = trainer.relabeler.sample_candidates(tf.constant(len(trainer.goals)), 5)
