@@ -47,15 +47,7 @@ class LearnerCheckpoint:
 
     def __init__(self, learner: Learner, root_dir: str | os.PathLike):
         self.learner, self.layout = learner, RunLayout(root_dir)
-        agent = learner.agent
-        # Optimizer slots exist only once built: build them now, so that a save holds Adam's
-        # state even before the first step and a restore fills it.
-        for optimizer, network in (
-            (agent.actor_optimizer, agent.actor_network),
-            (agent.critic_optimizer, agent.critic_network),
-            (learner.reward_learner.optimizer, learner.reward_network),
-        ):
-            optimizer.build(network.trainable_variables)
+        agent = learner.agent  # its optimizers are built (`Learner`)
         self.checkpoint = tf.train.Checkpoint(
             agent=agent,
             reward_network=learner.reward_network,
