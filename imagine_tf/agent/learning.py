@@ -11,12 +11,12 @@ learned reward says a final state achieves (over at most 50 of them) join the re
 lists; imagined goals are never labels in the reward memory. Then `train_cycle`: from epoch 1 on
 (from epoch 0 with the oracle reward), ``updates_per_cycle`` DDPG updates, each on
 ``batch_size`` transitions relabelled over ``num_candidates`` goals by the learned (or oracle)
-reward — the cycle's relabelling and DDPG steps in one `tf.function`, a while loop over its pre-
-drawn batches. `end_epoch`: every ``reward_update_every`` epochs the reward model is retrained
-from its memory and its encoder copied into the actor and critic; the epoch's record returned.
-The evaluation of the greedy policy on every training and test goal is a trigger of the loop
-(`imagine_tf.training.triggers`): in this process, or with actor processes in an evaluator
-process, so that the learner goes on learning.
+reward — the cycle's relabelling and DDPG steps in one `tf.function`, a while loop over its
+pre-drawn batches. `end_epoch`: every ``reward_update_every`` epochs the reward model is
+retrained from its memory and its encoder copied into the actor and critic; the epoch's record
+returned. The evaluation of the greedy policy on every training and test goal is a trigger of
+the loop (`imagine_tf.training.triggers`): in this process, or with actor processes in an
+evaluator process, so that the learner goes on learning.
 
 The replay stores each episode's goal embedding at collection time; relabelled goals use the
 current table (as the reference). The learner keeps its own replay (exact goal-biased sampling,
