@@ -7,6 +7,7 @@ import argparse
 import atexit
 import contextlib
 import gc
+import os
 import pathlib
 import shlex
 import sys
@@ -85,6 +86,21 @@ def parse_gin(args: argparse.Namespace, module=None) -> None:
         check_agent_bindings()
     except (IOError, ValueError) as error:
         raise UsageError(f"bad gin configuration: {error}{GIN_HINT}") from None
+
+
+def check_gin_files_exist(args: argparse.Namespace) -> None:
+    """A `UsageError` naming the --gin-file paths that are no file (as `parse_gin` resolves
+    them: here, under the repository root or under ``configs/``)."""
+    from imagine_tf.runs.config_files import resolve_config_file
+
+    missing = [
+        name for name in args.gin_file or () if not os.path.isfile(resolve_config_file(name))
+    ]
+    if missing:
+        raise UsageError(
+            f"bad gin configuration: no gin file {', '.join(missing)} (looked in {os.getcwd()}, "
+            "in the repository and in its configs/); give a path to a .gin file."
+        )
 
 
 def gin_configured(args: argparse.Namespace, module, make):

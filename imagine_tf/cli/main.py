@@ -58,6 +58,7 @@ from imagine_tf.cli.common import (
     RUN_READ_ERRORS,
     UsageError,
     add_gin_flags,
+    check_gin_files_exist,
     freeze_at_exit,
     frozen_imports,
     limit_threads,
@@ -72,11 +73,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 warnings.filterwarnings("ignore", message='"is not" with a literal', category=SyntaxWarning)
 
 
-def _train_command(args: argparse.Namespace) -> int:
-    with frozen_imports():
-        from imagine_tf.training import train_eval
-        from imagine_tf.runs import layout as run_layout
-
+def _check_train_args(args: argparse.Namespace) -> None:
+    """The flags of `imagine-tf train` that are wrong whatever the run (before TensorFlow is
+    imported: a usage error costs no import)."""
     if args.num_epochs is not None and args.num_epochs < 1:
         raise UsageError(f"--num-epochs must be >= 1, got {args.num_epochs}.")
     if args.actors is not None and args.actors < 1:
@@ -87,6 +86,15 @@ def _train_command(args: argparse.Namespace) -> int:
         raise UsageError(
             "--evaluate-in-learner goes with --actors K (one process evaluates anyway)."
         )
+    check_gin_files_exist(args)
+
+
+def _train_command(args: argparse.Namespace) -> int:
+    _check_train_args(args)
+    with frozen_imports():
+        from imagine_tf.training import train_eval
+        from imagine_tf.runs import layout as run_layout
+
     limit_threads(args.threads)
     run_gin = pathlib.Path(args.root_dir) / run_layout.RUN_GIN
     if not (args.gin_file or args.gin_binding or args.fork_from) and run_gin.exists():

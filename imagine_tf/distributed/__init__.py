@@ -17,41 +17,36 @@ it and publishes the weights back. Here:
   the errors users act on, and bounded Reverb calls: no call of this package blocks forever.
 """
 
-from imagine_tf.distributed.address import check_port_free, format_address, free_port, parse_address
-from imagine_tf.distributed.backoff import call_with_backoff, is_connection_error
-from imagine_tf.distributed.codec import array_text, decode, encode, text_array
-from imagine_tf.distributed.episode_queue import EpisodeReader, EpisodeWriter
-from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
-from imagine_tf.distributed.replay_server import (
-    EPISODES_TABLE,
-    RUN_CONFIG_TABLE,
-    VARIABLES_TABLE,
-    ReplayServer,
-    make_tables,
-    serve_forever,
-)
-from imagine_tf.distributed.variable_container import VariableContainer
+import importlib
 
-__all__ = [
-    "EPISODES_TABLE",
-    "RUN_CONFIG_TABLE",
-    "VARIABLES_TABLE",
-    "EpisodeReader",
-    "EpisodeWriter",
-    "PortInUse",
-    "ReplayServer",
-    "ReplayServerUnavailable",
-    "VariableContainer",
-    "array_text",
-    "call_with_backoff",
-    "check_port_free",
-    "decode",
-    "encode",
-    "format_address",
-    "free_port",
-    "is_connection_error",
-    "make_tables",
-    "parse_address",
-    "serve_forever",
-    "text_array",
-]
+#: Each public name and the module that defines it, imported on first use (PEP 562): a command
+#: that only needs `errors` or `address` (its usage errors) does not import Reverb and
+#: TensorFlow through this package.
+_MODULES = {
+    "address": ("check_port_free", "format_address", "free_port", "parse_address"),
+    "backoff": ("call_with_backoff", "is_connection_error"),
+    "codec": ("array_text", "decode", "encode", "text_array"),
+    "episode_queue": ("EpisodeReader", "EpisodeWriter"),
+    "errors": ("PortInUse", "ReplayServerUnavailable"),
+    "replay_server": (
+        "EPISODES_TABLE",
+        "RUN_CONFIG_TABLE",
+        "VARIABLES_TABLE",
+        "ReplayServer",
+        "make_tables",
+        "serve_forever",
+    ),
+    "variable_container": ("VariableContainer",),
+}
+_DEFINED_IN = {name: module for module, names in _MODULES.items() for name in names}
+__all__ = sorted(_DEFINED_IN)
+
+
+def __getattr__(name: str):
+    if name not in _DEFINED_IN:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_DEFINED_IN[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

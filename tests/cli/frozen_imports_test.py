@@ -33,3 +33,28 @@ def test_where_tensorflow_was_imported_before_nothing_is_frozen(monkeypatch):
     with common.frozen_imports():
         assert gc.isenabled()
     assert gc.get_freeze_count() == frozen and gc.isenabled()
+
+
+# What the distributed commands' error wrapper and their usage checks import, in a fresh
+# process: a TensorFlow imported there would be imported before the command's frozen block (and
+# never frozen), and would make a usage error cost the import.
+WRAPPER_IMPORTS = """
+import sys
+from imagine_tf.cli.main import main
+from imagine_tf.distributed.errors import PortInUse, ReplayServerUnavailable
+from imagine_tf.distributed.stop_signal import TrainingStopped
+code = main(["train", "--root-dir", "run", "--gin-file", "configs/nothing.gin"])
+print(code, "tensorflow" in sys.modules, "reverb" in sys.modules)
+"""
+
+
+def test_a_train_usage_error_imports_neither_tensorflow_nor_reverb(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-c", WRAPPER_IMPORTS],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.split() == ["2", "False", "False"], result.stdout + result.stderr
+    assert "no gin file configs/nothing.gin" in result.stderr
