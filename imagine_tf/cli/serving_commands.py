@@ -7,12 +7,10 @@ import argparse
 import json
 import os
 
-from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError
+from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, frozen_imports
 
 
 def _serve_command(args: argparse.Namespace) -> int:
-    from imagine_tf_serving.server import serve
-
     if args.pretrained and args.model_base_path:
         raise UsageError("--model-base-path and --pretrained exclude each other: give one.")
     if args.pretrained:
@@ -28,6 +26,9 @@ def _serve_command(args: argparse.Namespace) -> int:
             f"--model-base-path {args.model_base_path!r} is not a directory: export a model first "
             "(imagine-tf export reward --root-dir RUN --model-base-path DIR)."
         )
+    with frozen_imports():
+        from imagine_tf_serving.server import serve
+
     return serve(args)
 
 
