@@ -2,7 +2,8 @@
 
 `call_after_import(name, callback)` calls ``callback()`` at once when module ``name`` is already
 imported, and otherwise right after its import completes: a one-shot `sys.meta_path` finder
-finds the module through the other finders and wraps its loader. `import imagine_tf` uses it to
+finds the module through the other finders and wraps its loader. `import_within(name, context)`
+runs the module's future import inside ``with context():`` (entered once the module is found). `import imagine_tf` uses it to
 register its TFDS datasets and its Gymnasium environments without importing TFDS or Gymnasium
 (each costs far more than `import imagine_tf` itself). A module that cannot be found is not
 imported, and its callback never runs.
@@ -11,7 +12,7 @@ imported, and its callback never runs.
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Callable, ContextManager
 
 
 def call_after_import(name: str, callback: Callable[[], None]) -> None:
@@ -60,3 +61,56 @@ class _ThenCall:
         module.__spec__.loader = module.__loader__ = self._loader
         self._loader.exec_module(module)
         self._callback()
+
+
+def import_within(name: str, context: Callable[[], ContextManager]) -> None:
+    """Module ``name``'s import, if it happens later, runs inside ``with context():`` (entered
+    when the module is found, before it is created; left when it has executed or failed).
+    Nothing happens if ``name`` is imported already."""
+    if sys.modules.get(name) is None:
+        sys.meta_path.insert(0, _Within(name, context))
+
+
+class _Within:
+    """A one-shot `sys.meta_path` finder for one module: enters ``context`` once it is found."""
+
+    def __init__(self, name: str, context: Callable[[], ContextManager]):
+        self.name, self.context = name, context
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            find_spec = getattr(finder, "find_spec", None)
+            spec = find_spec(fullname, path, target) if find_spec else None
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _InContext(spec.loader, self.context())
+                return spec
+        return None
+
+
+class _InContext:
+    """Wraps a module's loader: creates and executes the module within an entered context."""
+
+    def __init__(self, loader, context: ContextManager):
+        self._loader, self._context = loader, context
+        context.__enter__()
+
+    def create_module(self, spec):
+        try:
+            return self._loader.create_module(spec)
+        except BaseException:
+            self._context.__exit__(*sys.exc_info())
+            raise
+
+    def exec_module(self, module) -> None:
+        module.__spec__.loader = module.__loader__ = self._loader
+        try:
+            self._loader.exec_module(module)
+        except BaseException:
+            if not self._context.__exit__(*sys.exc_info()):
+                raise
+        else:
+            self._context.__exit__(None, None, None)

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from imagine_tf.import_hooks import call_after_import
+from imagine_tf.import_hooks import call_after_import, import_within
 
 
 def test_a_callback_runs_once_right_after_the_import(tmp_path, monkeypatch):
@@ -32,3 +32,33 @@ def test_a_module_that_is_not_there_is_not_imported_and_its_callback_never_runs(
     with pytest.raises(ModuleNotFoundError):
         import no_such_module_for_this_test  # noqa: F401
     assert calls == [] and "no_such_module_for_this_test" not in sys.modules
+
+
+def test_import_within_enters_the_context_around_the_import_only(tmp_path, monkeypatch):
+    import contextlib
+
+    (tmp_path / "within_module_for_test.py").write_text("import sys\nSEEN = list(sys.argv[:0])\n")
+    (tmp_path / "failing_module_for_test.py").write_text("raise RuntimeError('broken')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    events = []
+
+    @contextlib.contextmanager
+    def context():
+        events.append("enter")
+        try:
+            yield
+        finally:
+            events.append(("exit", "within_module_for_test" in sys.modules))
+
+    import_within("within_module_for_test", context)
+    assert events == []
+    import within_module_for_test  # noqa: F401
+
+    assert events == ["enter", ("exit", True)]
+    import_within("within_module_for_test", context)  # imported already: nothing
+    import_within("failing_module_for_test", context)
+    with pytest.raises(RuntimeError, match="broken"):
+        import failing_module_for_test  # noqa: F401
+    assert events == ["enter", ("exit", True), "enter", ("exit", True)]
+    for name in ("within_module_for_test", "failing_module_for_test"):
+        sys.modules.pop(name, None)

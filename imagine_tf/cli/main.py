@@ -64,6 +64,7 @@ from imagine_tf.cli.common import (
     limit_threads,
     parse_gin,
 )
+from imagine_tf.import_hooks import import_within
 from imagine_tf.runs.fork import ForkError
 from imagine_tf.runs.lock import RunConfigMismatch, RunDirectoryBusy
 
@@ -323,12 +324,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command of ``argv`` (default: the command line); returns its exit status.
 
-    Run as a command (no ``argv``), the process skips Python's last garbage collections at exit
+    Run as a command (no ``argv``), the process imports TensorFlow, whichever command imports
+    it, within `frozen_imports`, and skips Python's last garbage collections at exit
     (`freeze_at_exit`).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: records name it
+    if argv is None:
+        import_within("tensorflow", frozen_imports)
     try:
         return args.run(args)
     except (UsageError, RunDirectoryBusy, RunConfigMismatch, ForkError) as error:
