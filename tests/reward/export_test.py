@@ -131,7 +131,6 @@ def _tiny_trained_agent(root, **overrides):
     return load_agent(root)
 
 
-@pytest.mark.integration  # a server on 127.0.0.1
 def test_policy_export_acts_like_the_trained_policy(tmp_path):
     from imagine_tf.agent.export import export_policy
 
@@ -146,22 +145,7 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
     expected, _ = trainer.agent.actor_network({"state": states, "goal": embeddings})
     np.testing.assert_allclose(served, expected.numpy(), atol=1e-5)
     assert served.shape == (2, 3) and np.all(np.abs(served) <= 1)
-    # The same over gRPC (the server loads it into a session: no TypeSpecs to register).
-    import signal
-
-    from imagine_tf_serving.client import RewardClient
-    from imagine_tf_serving.launcher import launch
-
-    process, target = launch(tmp_path / "policy", "--model_name", "policy")
-    try:
-        with RewardClient(target, model_name="policy") as client:
-            remote = client.predict(
-                "act", {"goals": np.array(goals, dtype=object), "states": states.numpy()}
-            )
-        np.testing.assert_allclose(remote["action"], served, atol=1e-6)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
+    # Served over gRPC and REST, an exported policy acts as here: tests/client/tf_free_client_test.py
 
 
 def test_a_bfloat16_run_reloads_in_bfloat16_and_exports_a_policy_that_acts_like_it(tmp_path):
