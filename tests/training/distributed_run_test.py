@@ -99,12 +99,11 @@ def faults(tmp_path_factory) -> dict:
     loses an actor and its evaluator (both restarted), is paused (SIGSTOP) until the restarted
     evaluator has evaluated, is killed with SIGKILL (its actors, evaluator and server die with
     it), resumes with one actor (evaluating in the learner from here on), is stopped with
-    SIGTERM, and resumes in one process for one more epoch (a distributed run's checkpoint is
-    an ordinary run's). The run's queue holds QUEUE_CYCLES batches; its config.gin, which the
-    resumes keep, makes no agent.gif. Returns what each step saw:
-    {"root", "killed_actor", "killed_evaluator", "evaluations", "helpers_at_kill",
-    "epochs_at_kill", "helpers_at_stop", "epochs", "stop_code", "stop_out", "first_out",
-    "last_code", "last_out"}."""
+    SIGTERM, and resumes in one process (this one) for one more epoch (a distributed run's
+    checkpoint is an ordinary run's). The run's queue holds QUEUE_CYCLES batches; its
+    config.gin, which the resumes keep, makes no agent.gif. Returns what each step saw: {"root",
+    "killed_actor", "killed_evaluator", "evaluations", "helpers_at_kill", "epochs_at_kill",
+    "helpers_at_stop", "epochs", "stop_code", "stop_out", "first_out", "last_code", "last_out"}."""
     root = tmp_path_factory.mktemp("faults") / "run"
     seen = {"root": root}
     learner = start(
@@ -119,10 +118,27 @@ def faults(tmp_path_factory) -> dict:
         learner.kill()  # (if a step failed: its helpers stop with it)
     resume_then_stop(root, seen)
     seen["epochs"] = len(epochs_done(root)) + 1  # the last bring-up trains one more epoch
-    last = start("train", "--root-dir", root, "--num-epochs", seen["epochs"])
-    seen["last_out"] = finish(last, 240)
-    seen["last_code"] = last.returncode
+    seen["last_code"], seen["last_out"] = train_here(root, seen["epochs"])
     return seen
+
+
+def train_here(root: pathlib.Path, num_epochs: int) -> tuple[int, str]:
+    """``imagine-tf train --root-dir ROOT --num-epochs N`` in this process (TensorFlow is
+    loaded already): its exit code and output."""
+    import contextlib
+    import io
+
+    import gin
+
+    from imagine_tf.cli.main import main
+
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            code = main(["train", "--root-dir", str(root), "--num-epochs", str(num_epochs)])
+    finally:
+        gin.clear_config()
+    return code, out.getvalue()
 
 
 def first_log(root: pathlib.Path) -> pathlib.Path:
