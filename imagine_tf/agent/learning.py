@@ -84,11 +84,23 @@ class Learner:
         self.evaluator = PolicyEvaluator(builder, self.agent.actor_network, self.encode_goals)
         # The learned reward on the test goals, per epoch (analysis only: `TestGoalProbe`).
         self.probe = TestGoalProbe(config.num_objects) if config.reward == "learned" else None
+        self._updates = self._updates_function()
+        self.goals_version = 0  # changes whenever the goals or their embeddings change
+        self._new_states = 0  # final states observed this epoch (the reward update's held-out)
+        self._losses: list[float] = []
+        self._positive_shares: list[float] = []
+        self._actor_ids: set[int] = set()  # who played this epoch's batches
+        self._policy_lags: list[int] = []  # updates between a batch's policy and its storing
+        self.timings = {"updates": 0.0}  # this epoch's
+        self.logs: list[dict] = []  # one record per finished epoch, all sessions
+
+    def _updates_function(self):
+        """`_update_steps` as one `tf.function`, traced once whatever the number of updates U
+        (leading axes [U, B])."""
+        builder, batched = self.builder, [None, self.config.batch_size]
         # No AutoGraph: the steps have no Python control flow on tensors, and converting the
         # DDPG code they call was most of every process's first-epoch tracing time.
-        # One trace whatever the number of updates U: leading axes [U, B].
-        batched = [None, config.batch_size]
-        self._updates = tf.function(
+        return tf.function(
             self._update_steps,
             autograph=False,
             input_signature=[
@@ -102,14 +114,6 @@ class Learner:
                 tf.TensorSpec([], tf.bool, "imagining"),
             ],
         )
-        self.goals_version = 0  # changes whenever the goals or their embeddings change
-        self._new_states = 0  # final states observed this epoch (the reward update's held-out)
-        self._losses: list[float] = []
-        self._positive_shares: list[float] = []
-        self._actor_ids: set[int] = set()  # who played this epoch's batches
-        self._policy_lags: list[int] = []  # updates between a batch's policy and its storing
-        self.timings = {"updates": 0.0}  # this epoch's
-        self.logs: list[dict] = []  # one record per finished epoch, all sessions
 
     # -- goals -------------------------------------------------------------------------------
     def encode_goals(self, tokens) -> tf.Tensor:
