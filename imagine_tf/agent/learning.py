@@ -41,6 +41,18 @@ from imagine_tf.agent.evaluation import EVALUATION_KEYS, PolicyEvaluator
 from imagine_tf.reward.goal_probe import TestGoalProbe, imagination_record
 
 
+#: The `TransitionBatch` fields of an update, in `_update_steps`' order (the last one is the goal
+#: each episode was drawn for: `_update_step`'s ``final_goal_ids``).
+UPDATE_FIELDS = (
+    "states",
+    "next_states",
+    "actions",
+    "goal_ids",
+    "goal_embeddings",
+    "sampled_goal_ids",
+)
+
+
 class Learner:
     """Goal discovery, reward memory and co-training, replay, relabelling, DDPG updates and
     the per-epoch evaluation of one run (its state: `learner_state`).
@@ -104,13 +116,21 @@ class Learner:
             self._update_steps,
             autograph=False,
             input_signature=[
-                tf.TensorSpec(batched + [builder.state_dim], tf.float32, "states"),
-                tf.TensorSpec(batched + [builder.state_dim], tf.float32, "next_states"),
-                tf.TensorSpec(batched + list(self.agent.action_spec.shape), tf.float32, "actions"),
-                tf.TensorSpec(batched, tf.int64, "goal_ids"),
-                tf.TensorSpec(batched + [EMBEDDING_UNITS], tf.float32, "goal_embeddings"),
+                tuple(
+                    tf.TensorSpec(batched + shape, dtype, field)
+                    for field, (shape, dtype) in zip(
+                        UPDATE_FIELDS,
+                        [
+                            ([builder.state_dim], tf.float32),
+                            ([builder.state_dim], tf.float32),
+                            (list(self.agent.action_spec.shape), tf.float32),
+                            ([], tf.int64),
+                            ([EMBEDDING_UNITS], tf.float32),
+                            ([], tf.int64),
+                        ],
+                    )
+                ),
                 tf.TensorSpec([], tf.int32, "num_goals"),
-                tf.TensorSpec(batched, tf.int64, "final_goal_ids"),
                 tf.TensorSpec([], tf.bool, "imagining"),
             ],
         )
@@ -266,31 +286,25 @@ class Learner:
         loss = self.agent.train(experience).loss
         return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
 
-    def _update_steps(
-        self,
-        states,
-        next_states,
-        actions,
-        goal_ids,
-        goal_embeddings,
-        num_goals,
-        final_goal_ids,
-        imagining,
-    ):
+    def _update_steps(self, batches, num_goals, imagining):
         """U updates in one graph (a `tf.while_loop`: one call instead of U, about two thirds of
-        the time of an update of 64 on one thread): each argument of `_update_step` but
-        ``num_goals`` and ``imagining`` with a leading axis [U, B, ...]. (loss, share) [U, 2]."""
-        count = tf.shape(states)[0]
+        the time of an update of 64 on one thread). ``batches``: `_update_step`'s per-update
+        arguments, in `UPDATE_FIELDS` order, with a leading axis [U, B, ...]. (loss, share)
+        [U, 2]."""
+        count = tf.shape(batches[0])[0]
 
         def body(i, results):
+            states, next_states, actions, goal_ids, goal_embeddings, final_goal_ids = (
+                tensor[i] for tensor in batches
+            )
             step = self._update_step(
-                states[i],
-                next_states[i],
-                actions[i],
-                goal_ids[i],
-                goal_embeddings[i],
+                states,
+                next_states,
+                actions,
+                goal_ids,
+                goal_embeddings,
                 num_goals,
-                final_goal_ids[i],
+                final_goal_ids,
                 imagining,
             )
             return i + 1, results.write(i, tf.stack(step))
@@ -305,20 +319,13 @@ class Learner:
         losses and shares of r = 0."""
         if count <= 0:
             return [], []
-        batches = [self.replay.sample(self.config.batch_size) for _ in range(count)]
-
-        def stacked(field):
-            return tf.constant(np.stack([getattr(batch, field) for batch in batches]))
-
+        samples = [self.replay.sample(self.config.batch_size) for _ in range(count)]
+        batches = tuple(
+            tf.constant(np.stack([getattr(sample, field) for sample in samples]))
+            for field in UPDATE_FIELDS
+        )
         results = self._updates(
-            stacked("states"),
-            stacked("next_states"),
-            stacked("actions"),
-            stacked("goal_ids"),
-            stacked("goal_embeddings"),
-            tf.constant(len(self.goals)),
-            stacked("sampled_goal_ids"),
-            tf.constant(self.imagining),
+            batches, tf.constant(len(self.goals)), tf.constant(self.imagining)
         ).numpy()
         return results[:, 0].tolist(), results[:, 1].tolist()
 
