@@ -22,7 +22,7 @@ CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
 # configs/agent/smoke.gin with the main path's networks: the MA policy and the learned MA reward,
 # taught only by the partner's descriptions of the Go goals, the reward retrained every epoch,
 # scenes of two objects: a subset that learns within about two minutes (6 epochs of 10 cycles of 8
-# episodes, 80 updates of 64 transitions).
+# episodes, 80 updates of 64 transitions). No agent.gif is drawn once trained.
 NUM_OBJECTS = 2
 MAIN_PATH = [
     "--gin-file",
@@ -42,6 +42,7 @@ MAIN_PATH = [
             "RewardModelConfig.batches_per_epoch = 100",
             "TrainConfig.updates_per_cycle = 80",
             "TrainConfig.batch_size = 64",
+            "train_eval.demo_goals = []",  # no agent.gif (train_eval_test draws one)
         )
         for argument in ("--gin-binding", binding)
     ),
