@@ -41,18 +41,6 @@ from imagine_tf.agent.evaluation import EVALUATION_KEYS, PolicyEvaluator
 from imagine_tf.reward.goal_probe import TestGoalProbe, imagination_record
 
 
-#: The `TransitionBatch` fields of an update, in `_update_steps`' order (the last one is the goal
-#: each episode was drawn for: `_update_step`'s ``final_goal_ids``).
-UPDATE_FIELDS = (
-    "states",
-    "next_states",
-    "actions",
-    "goal_ids",
-    "goal_embeddings",
-    "sampled_goal_ids",
-)
-
-
 class Learner:
     """Goal discovery, reward memory and co-training, replay, relabelling, DDPG updates and
     the per-epoch evaluation of one run (its state: `learner_state`).
@@ -108,8 +96,16 @@ class Learner:
 
     def _updates_function(self):
         """`_update_steps` as one `tf.function`, traced once whatever the number of updates U
-        (leading axes [U, B])."""
-        builder, batched = self.builder, [None, self.config.batch_size]
+        (leading axes [U, B]); its first argument's specs name the `TransitionBatch` fields."""
+        batched = [None, self.config.batch_size]
+        per_update = {  # field: (shape after [U, B], dtype), in `_update_step`'s order
+            "states": ([self.builder.state_dim], tf.float32),
+            "next_states": ([self.builder.state_dim], tf.float32),
+            "actions": (list(self.agent.action_spec.shape), tf.float32),
+            "goal_ids": ([], tf.int64),
+            "goal_embeddings": ([EMBEDDING_UNITS], tf.float32),
+            "sampled_goal_ids": ([], tf.int64),  # `_update_step`'s ``final_goal_ids``
+        }
         # No AutoGraph: the steps have no Python control flow on tensors, and converting the
         # DDPG code they call was most of every process's first-epoch tracing time.
         return tf.function(
@@ -118,17 +114,7 @@ class Learner:
             input_signature=[
                 tuple(
                     tf.TensorSpec(batched + shape, dtype, field)
-                    for field, (shape, dtype) in zip(
-                        UPDATE_FIELDS,
-                        [
-                            ([builder.state_dim], tf.float32),
-                            ([builder.state_dim], tf.float32),
-                            (list(self.agent.action_spec.shape), tf.float32),
-                            ([], tf.int64),
-                            ([EMBEDDING_UNITS], tf.float32),
-                            ([], tf.int64),
-                        ],
-                    )
+                    for field, (shape, dtype) in per_update.items()
                 ),
                 tf.TensorSpec([], tf.int32, "num_goals"),
                 tf.TensorSpec([], tf.bool, "imagining"),
@@ -289,7 +275,7 @@ class Learner:
     def _update_steps(self, batches, num_goals, imagining):
         """U updates in one graph (a `tf.while_loop`: one call instead of U, about two thirds of
         the time of an update of 64 on one thread). ``batches``: `_update_step`'s per-update
-        arguments, in `UPDATE_FIELDS` order, with a leading axis [U, B, ...]. (loss, share)
+        arguments (the specs of `_updates_function`), with a leading axis [U, B, ...]. (loss, share)
         [U, 2]."""
         count = tf.shape(batches[0])[0]
 
@@ -321,8 +307,8 @@ class Learner:
             return [], []
         samples = [self.replay.sample(self.config.batch_size) for _ in range(count)]
         batches = tuple(
-            tf.constant(np.stack([getattr(sample, field) for sample in samples]))
-            for field in UPDATE_FIELDS
+            tf.constant(np.stack([getattr(sample, spec.name) for sample in samples]))
+            for spec in self._updates.input_signature[0]
         )
         results = self._updates(
             batches, tf.constant(len(self.goals)), tf.constant(self.imagining)
