@@ -5,10 +5,8 @@ start their own; requests are bounded.
 """
 
 import json
-import shutil
 import signal
 import threading
-import time
 
 import grpc
 import numpy as np
@@ -29,6 +27,7 @@ from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 GOALS = ["Grasp red cat", "Go left", "Grow any plant"]
+REQUESTS_PER_CLIENT = 50  # 16 clients at once
 
 
 def start_server(base_path, *extra):
@@ -176,7 +175,7 @@ def test_health_metadata_and_concurrent_clients(server):
 
     def client_thread(seed):
         with RewardClient(server) as client:
-            for i in range(200):
+            for i in range(REQUESTS_PER_CLIENT):
                 try:
                     out = client.score(["Go left"], random_states(1, seed=seed * 1000 + i))
                     done.append(out["probability"].shape == (1,))
@@ -188,7 +187,7 @@ def test_health_metadata_and_concurrent_clients(server):
         thread.start()
     for thread in threads:
         thread.join(timeout=120)
-    assert errors == [] and len(done) == 16 * 200 and all(done)
+    assert errors == [] and len(done) == 16 * REQUESTS_PER_CLIENT and all(done)
 
 
 def test_batching_server_answers_concurrent_clients_like_the_model(model_dir):
@@ -225,7 +224,10 @@ def test_batching_server_answers_concurrent_clients_like_the_model(model_dir):
         np.testing.assert_allclose(probability, local.numpy(), atol=1e-5)  # other batch shapes
 
 
-def test_two_versions_at_once_by_number_and_by_label(tmp_path):
+def test_versions_by_number_and_label_come_and_go_without_restart_and_sigterm_drains(tmp_path):
+    """Two versions at once, by number and by label; a third exported meanwhile is served
+    without a restart and retires the oldest (and its label); SIGTERM with a client busy
+    drains (`_sigterm_drains`)."""
     base = tmp_path / "reward"
     export(base, seed=0)
     export(base, seed=1)
@@ -243,14 +245,16 @@ def test_two_versions_at_once_by_number_and_by_label(tmp_path):
             assert client.status() == {1: "AVAILABLE", 2: "AVAILABLE"}
         np.testing.assert_array_equal(score(version=1), score(version_label="stable"))
         np.testing.assert_array_equal(score(version=2), score(version_label="canary"))
-        np.testing.assert_array_equal(score(), score(version=2))  # no version: the newest
-        assert not np.allclose(score(version=1), score(version=2))
-        export(base, seed=2)  # version 3: the two newest are 2 and 3
-        deadline = time.time() + 60
+        before = score()
+        np.testing.assert_array_equal(before, score(version=2))  # no version: the newest
+        assert not np.allclose(score(version=1), before)
+        export(base, seed=2)  # version 3, other weights: the two newest are 2 and 3
         with RewardClient(target) as client:
-            while client.status().get(1) != "END" and time.time() < deadline:
-                time.sleep(0.2)
+            wait_until(lambda: client.status().get(1) == "END", timeout=60, interval=0.2, what="v3")
             assert client.status() == {1: "END", 2: "AVAILABLE", 3: "AVAILABLE"}
+        after = score()
+        assert not np.allclose(before, after)  # version 3's weights answer
+        np.testing.assert_array_equal(score(version=3), after)
         with pytest.raises(grpc.RpcError) as retired:
             score(version_label="stable")
         assert retired.value.code() == grpc.StatusCode.NOT_FOUND
@@ -259,56 +263,35 @@ def test_two_versions_at_once_by_number_and_by_label(tmp_path):
             score(version_label="beta")
         assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
         assert "no version label 'beta'" in unknown.value.details()
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
-
-
-def test_a_new_version_is_served_without_restart_and_sigterm_drains(tmp_path):
-    base = tmp_path / "reward"
-    export(base, seed=0)
-    process, port = start_server(base)
-    target = f"127.0.0.1:{port}"
-    states = random_states(2)
-    try:
-        with RewardClient(target) as client:
-            before = client.score(GOALS[:2], states)["module_probabilities"]
-            export(base, seed=1)  # version 2, other weights
-            deadline = time.time() + 60
-            while client.status().get(2) != "AVAILABLE" and time.time() < deadline:
-                time.sleep(0.2)
-            assert client.status() == {1: "END", 2: "AVAILABLE"}
-            after = client.score(GOALS[:2], states)["module_probabilities"]
-            assert not np.allclose(before, after)  # version 2's weights answer
-            pinned = RewardClient(target, version=2).score(GOALS[:2], states)
-            np.testing.assert_array_equal(pinned["module_probabilities"], after)
-            # SIGTERM with a client busy: the server drains and exits with 0; requests either
-            # complete correctly or are refused once the drain began.
-            shapes, refused = [], []
-
-            def busy():
-                for _ in range(200):
-                    try:
-                        shapes.append(
-                            client.scan(random_states(64), GOALS * 10)["probabilities"].shape
-                        )
-                    except grpc.RpcError as error:
-                        refused.append(error.code())
-                        return
-
-            worker = threading.Thread(target=busy)
-            worker.start()
-            wait_until(lambda: shapes or refused, timeout=120, interval=0.01, what="a scan")
-            process.send_signal(signal.SIGTERM)
-            worker.join(timeout=60)
-        assert process.wait(timeout=30) == 0
-        assert shapes and all(shape == (64, 30) for shape in shapes)
-        # (a request racing the shutdown is refused as UNAVAILABLE or CANCELLED, never failed)
-        assert set(refused) <= {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}
+        _sigterm_drains(process, target)
     finally:
         if process.poll() is None:
             process.kill()
-        shutil.rmtree(base, ignore_errors=True)
+
+
+def _sigterm_drains(process, target: str) -> None:
+    """SIGTERM with a client busy: the server drains and exits with 0; requests either
+    complete correctly or are refused once the drain began."""
+    shapes, refused = [], []
+    with RewardClient(target) as client:
+
+        def busy():
+            for _ in range(200):
+                try:
+                    shapes.append(client.scan(random_states(64), GOALS * 10)["probabilities"].shape)
+                except grpc.RpcError as error:
+                    refused.append(error.code())
+                    return
+
+        worker = threading.Thread(target=busy)
+        worker.start()
+        wait_until(lambda: shapes or refused, timeout=120, interval=0.01, what="a scan")
+        process.send_signal(signal.SIGTERM)
+        worker.join(timeout=60)
+    assert process.wait(timeout=30) == 0
+    assert shapes and all(shape == (64, 30) for shape in shapes)
+    # (a request racing the shutdown is refused as UNAVAILABLE or CANCELLED, never failed)
+    assert set(refused) <= {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}
 
 
 def test_cli_score_reads_a_state_saved_by_play(server, tmp_path, capsys):
