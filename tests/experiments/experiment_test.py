@@ -229,15 +229,16 @@ def _processes_mentioning(text: str) -> list[int]:
 
 
 def test_a_grid_stopped_stops_its_runs_a_rerun_finishes_them_and_reports(tmp_path):
-    """One grid of 4 cells, two at a time: stopped with SIGTERM once a cell has checkpointed its
-    first epoch (the running cells stop with it), run again to the end (the report), again
-    (nothing to run), and reported again without one cell's evaluation (partial report)."""
+    """One grid of 4 cells, one at a time: stopped with SIGTERM once the cell has checkpointed
+    its first epoch (the running cell stops with it), run again to the end two at a time (the
+    report), again (nothing to run), and reported again without one cell's evaluation (partial
+    report)."""
     import os
     import signal
 
     (tmp_path / "small.gin").write_text(SMALL)
     runner = subprocess.Popen(
-        _experiment_command(tmp_path, "--parallel", "2"),
+        _experiment_command(tmp_path, "--parallel", "1"),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -253,11 +254,11 @@ def test_a_grid_stopped_stops_its_runs_a_rerun_finishes_them_and_reports(tmp_pat
     assert _processes_mentioning(str(tmp_path / "runs")), "no cell was running"
     os.kill(runner.pid, signal.SIGTERM)
     stopped_out, _ = runner.communicate(timeout=120)
-    assert "0 of 4 cells finished; running 4, 2 at a time" in stopped_out
+    assert "0 of 4 cells finished; running 4, 1 at a time" in stopped_out
     wait_until(
         lambda: not _processes_mentioning(str(tmp_path / "runs")),
         timeout=10,
-        what="the cells to stop with their runner",
+        what="the cell to stop with its runner",
     )
     first = _experiment(tmp_path, "--parallel", "2")
     assert first.returncode == 0, first.stdout + first.stderr
