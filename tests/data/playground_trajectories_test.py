@@ -94,14 +94,17 @@ def test_tfds_build_on_beam_writes_the_same_examples(plain_build, tmp_path, opti
         _assert_same_episodes(_episodes(plain_build, split), _episodes(beam_build, split))
 
 
-def test_tfds_load_after_import_imagine_tf(tmp_path):
+def test_tfds_load_after_import_imagine_tf(plain_build, tmp_path):
+    """`tfds.load` by name in a fresh process that imported imagine_tf (the plain build's data
+    directory: loaded, not built again)."""
+    data_dir = plain_build.parents[2]
     script = f"""
 import sys
 import imagine_tf
 assert "tensorflow_datasets" not in sys.modules, "import imagine_tf imported TFDS"
 import tensorflow_datasets as tfds
 assert "imagine_tf.data.playground_trajectories" not in sys.modules, "builder imported early"
-test = tfds.load("playground_trajectories/tiny", data_dir={str(tmp_path)!r}, split="test")
+test = tfds.load("playground_trajectories/tiny", data_dir={str(data_dir)!r}, split="test")
 print(sorted(int(episode["goal_id"]) for episode in test))
 assert "datasets" not in sys.modules and {str(REPOSITORY)!r} not in sys.path
 """
