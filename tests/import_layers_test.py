@@ -11,7 +11,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "imagine_tf"
 ALLOWED = {
     "env": set(),
     "distributed": set(),
-    "networks": set(),  # the shared layers: Deep Sets, gated attention, sentence encoder
+    "networks": set(),  # the shared layers: Deep Sets, gated attention, sentence encoder; Adam
     "export": set(),  # SavedModel helpers shared by the reward's and the policy's exports
     "language": {"env"},
     # the Gymnasium environments: the world and its language, no TensorFlow

@@ -24,7 +24,7 @@ from tf_agents.networks import network
 from tf_agents.policies import actor_policy
 from tf_agents.utils import common
 
-from imagine_tf.agent.adam_step import apply_adam, takes_exactly
+from imagine_tf.networks.adam_step import apply_gradients
 from imagine_tf.agent.exploration_policy import GaussianEpsilonPolicy
 
 
@@ -127,9 +127,9 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
             goal_network.set_encoder_weights(encoder)
 
     def _apply_gradients(self, gradients, variables, optimizer):
-        """Adam's step by `apply_adam` (Keras's numbers to the bit, about half its graph ops)."""
-        if self._gradient_clipping is None and takes_exactly(optimizer, gradients, variables):
-            return apply_adam(optimizer, gradients, variables)
+        """Adam's step by `adam_step.apply_gradients` (Keras's numbers to the bit, fewer ops)."""
+        if self._gradient_clipping is None:
+            return apply_gradients(optimizer, gradients, variables)
         return super()._apply_gradients(gradients, variables, optimizer)
 
     def td_targets(self, next_time_steps) -> tf.Tensor:

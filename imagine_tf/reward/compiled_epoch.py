@@ -21,6 +21,7 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.networks.adam_step import apply_gradients
 from imagine_tf.reward.network import RewardNetwork
 
 
@@ -177,7 +178,7 @@ class CompiledRewardEpoch:
             losses = tf.nn.sigmoid_cross_entropy_with_logits(labels, logits)
             loss = tf.reduce_sum(weights * losses) / tf.reduce_sum(weights)
         variables = network.trainable_variables
-        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        apply_gradients(self.optimizer, tape.gradient(loss, variables), variables)
         return loss
 
     def _held_out_f1(self, goal_tokens, held_states, held_labels):

@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.networks.adam_step import apply_gradients
 from imagine_tf.atomic_files import replacing, write_text_atomically
 from imagine_tf.data.supervised import SupervisedData, training_batches
 from imagine_tf.language.vocabulary import Vocabulary
@@ -94,7 +95,7 @@ def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optim
             logits = network.head_logits(states, tf.gather(embeddings, goal_rows))
             loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels, logits))
         variables = network.trainable_variables
-        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        apply_gradients(optimizer, tape.gradient(loss, variables), variables)
         return loss
 
     return step
