@@ -127,10 +127,11 @@ class ImagineDdpgAgent(ddpg_agent.DdpgAgent):
             goal_network.set_encoder_weights(encoder)
 
     def _apply_gradients(self, gradients, variables, optimizer):
-        """Adam's step by `adam_step.apply_gradients` (Keras's numbers to the bit, fewer ops)."""
-        if self._gradient_clipping is None:
-            return apply_gradients(optimizer, gradients, variables)
-        return super()._apply_gradients(gradients, variables, optimizer)
+        """Adam's step by `adam_step.apply_gradients` (Keras's numbers to the bit, fewer ops);
+        with gradient clipping or gradient summaries, TF-Agents' own path."""
+        if optimizer is None or self._gradient_clipping or self._summarize_grads_and_vars:
+            return super()._apply_gradients(gradients, variables, optimizer)
+        return apply_gradients(optimizer, gradients, variables)
 
     def td_targets(self, next_time_steps) -> tf.Tensor:
         """y = r + γ d Q′(s′, π′(s′)), clipped to [−1 / (1 − γ), 0]; [B]."""

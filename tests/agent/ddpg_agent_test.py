@@ -189,3 +189,21 @@ def test_goal_encoder_reaches_all_four_networks():
     ):
         for mine, theirs in zip(network.encoder.get_weights(), expected):
             np.testing.assert_array_equal(mine, theirs)
+
+
+def test_adams_step_is_ours_unless_tf_agents_clips_or_summarizes(monkeypatch):
+    """`networks/adam_step.py` takes the step; with gradient clipping or gradient summaries on,
+    TF-Agents' own `_apply_gradients` does (and Keras's `apply_gradients`)."""
+    from imagine_tf.agent import ddpg_agent
+
+    ours = []
+    original = ddpg_agent.apply_gradients
+    monkeypatch.setattr(
+        ddpg_agent, "apply_gradients", lambda *args: ours.append(1) or original(*args)
+    )
+    plain, summarizing = make_agent(), make_agent()
+    summarizing._summarize_grads_and_vars = True
+    plain.train(transitions())
+    assert len(ours) == 2  # the critic's step and the actor's
+    summarizing.train(transitions())
+    assert len(ours) == 2 and int(summarizing.critic_optimizer.iterations.numpy()) == 1
