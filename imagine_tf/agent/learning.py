@@ -98,7 +98,7 @@ class Learner:
         """`_update_steps` as one `tf.function`, traced once whatever the number of updates U
         (leading axes [U, B]); its first argument's specs name the `TransitionBatch` fields."""
         batched = [None, self.config.batch_size]
-        per_update = {  # field: (shape after [U, B], dtype), in `_update_step`'s order
+        per_update = {  # field: (shape after [U, B], dtype): `_update_step`'s first arguments
             "states": ([self.builder.state_dim], tf.float32),
             "next_states": ([self.builder.state_dim], tf.float32),
             "actions": (list(self.agent.action_spec.shape), tf.float32),
@@ -237,8 +237,8 @@ class Learner:
         actions,
         goal_ids,
         goal_embeddings,
-        num_goals,
         final_goal_ids,
+        num_goals,
         imagining,
     ):
         """Relabelling and the DDPG step in one graph: (loss, share of r = 0)."""
@@ -280,19 +280,7 @@ class Learner:
         count = tf.shape(batches[0])[0]
 
         def body(i, results):
-            states, next_states, actions, goal_ids, goal_embeddings, final_goal_ids = (
-                tensor[i] for tensor in batches
-            )
-            step = self._update_step(
-                states,
-                next_states,
-                actions,
-                goal_ids,
-                goal_embeddings,
-                num_goals,
-                final_goal_ids,
-                imagining,
-            )
+            step = self._update_step(*(tensor[i] for tensor in batches), num_goals, imagining)
             return i + 1, results.write(i, tf.stack(step))
 
         results = tf.TensorArray(tf.float32, size=count, element_shape=[2])
