@@ -273,10 +273,9 @@ class Learner:
         return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
 
     def _update_steps(self, batches, num_goals, imagining):
-        """U updates in one graph (a `tf.while_loop`: one call instead of U, about two thirds of
-        the time of an update of 64 on one thread). ``batches``: `_update_step`'s per-update
-        arguments (the specs of `_updates_function`), with a leading axis [U, B, ...]. (loss, share)
-        [U, 2]."""
+        """U updates in one graph (a `tf.while_loop`: one call instead of U). ``batches``:
+        `_update_step`'s per-update arguments (the specs of `_updates_function`), with a leading
+        axis [U, B, ...]. (loss, share) [U, 2]."""
         count = tf.shape(batches[0])[0]
 
         def body(i, results):

@@ -5,8 +5,7 @@ Keras's `apply_gradients` routes each variable through the distribution machiner
 `update_step`, which recomputes the step's scalars (learning rate, t, β₁ᵗ, β₂ᵗ, α) for every
 variable. `apply_adam` computes them once and takes, for each variable, `update_step`'s dense
 or sparse branch op for op, so the numbers are the same to the bit
-(tests/networks/adam_step_test.py), the slots and the checkpoint are the optimizer's, and a DDPG
-update traces and runs faster:
+(tests/networks/adam_step_test.py), and the slots and the checkpoint are the optimizer's:
 
     t = iterations + 1,  α = lr √(1 − β₂ᵗ) / (1 − β₁ᵗ)
     m ← m + (g − m)(1 − β₁),  v ← v + (g² − v)(1 − β₂),  θ ← θ − α m / (√v + ε)
