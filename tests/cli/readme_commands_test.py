@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from imagine_tf_serving.launcher import launch_command
+from tests.cli.in_process import main_here
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -60,18 +61,11 @@ def imagine_tf(*args: str, timeout: float = 600) -> str:
 
 
 def imagine_tf_here(*args: str) -> str:
-    """The same command line through `imagine_tf.cli.main.main` in this process (TensorFlow
-    is loaded once); its stdout (fails on a non-zero exit)."""
-    import contextlib
-    import io
-
-    from imagine_tf.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    assert code == 0, out.getvalue() + err.getvalue()
-    return out.getvalue()
+    """The same command line in this process (`main_here`: TensorFlow is loaded once); its
+    stdout (fails on a non-zero exit)."""
+    code, out, err = main_here(*args)
+    assert code == 0, out + err
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +73,7 @@ def exported(tmp_path_factory):
     """A trained run of the main path and its exported reward model and policy."""
     work = tmp_path_factory.mktemp("readme")
     run = work / "run"
-    import gin
-
-    try:
-        imagine_tf_here("train", "--root-dir", str(run), *MAIN_PATH)
-    finally:
-        gin.clear_config()
+    imagine_tf_here("train", "--root-dir", str(run), *MAIN_PATH)
     assert "exported ma reward model" in imagine_tf_here(
         "export", "reward", "--root-dir", str(run), "--model-base-path", str(work / "reward")
     )

@@ -17,6 +17,7 @@ import sys
 import pytest
 
 from imagine_tf.distributed.address import free_port
+from tests.cli.in_process import main_here
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -118,27 +119,9 @@ def faults(tmp_path_factory) -> dict:
         learner.kill()  # (if a step failed: its helpers stop with it)
     resume_then_stop(root, seen)
     seen["epochs"] = len(epochs_done(root)) + 1  # the last bring-up trains one more epoch
-    seen["last_code"], seen["last_out"] = train_here(root, seen["epochs"])
+    code, out, err = main_here("train", "--root-dir", root, "--num-epochs", seen["epochs"])
+    seen["last_code"], seen["last_out"] = code, out + err
     return seen
-
-
-def train_here(root: pathlib.Path, num_epochs: int) -> tuple[int, str]:
-    """``imagine-tf train --root-dir ROOT --num-epochs N`` in this process (TensorFlow is
-    loaded already): its exit code and output."""
-    import contextlib
-    import io
-
-    import gin
-
-    from imagine_tf.cli.main import main
-
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            code = main(["train", "--root-dir", str(root), "--num-epochs", str(num_epochs)])
-    finally:
-        gin.clear_config()
-    return code, out.getvalue()
 
 
 def first_log(root: pathlib.Path) -> pathlib.Path:
