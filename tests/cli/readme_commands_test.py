@@ -25,6 +25,7 @@ CLI = [sys.executable, "-m", "imagine_tf.cli.main"]
 # scenes of two objects: a subset that learns within about two minutes (6 epochs of 10 cycles of 8
 # episodes, 80 updates of 64 transitions). No agent.gif is drawn once trained.
 NUM_OBJECTS = 2
+MASTERED = 3  # Go goals in >= 90 % of episodes (docs/results/main_path_seeds.json: seeds 0-4)
 MAIN_PATH = [
     "--gin-file",
     "configs/agent/smoke.gin",
@@ -68,6 +69,11 @@ def imagine_tf_here(*args: str) -> str:
     return out
 
 
+def mean_success(success: dict) -> float:
+    """The mean of {goal: success} over its goals."""
+    return float(np.mean(list(success.values())))
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     """A trained run of the main path and its exported reward model and policy."""
@@ -83,23 +89,64 @@ def exported(tmp_path_factory):
     return work
 
 
-def test_the_main_path_learns_with_its_co_trained_reward(exported):
-    """The co-trained reward's held-out F1 rises, and the policy ends clearly above random
-    actions on the Go goals (20 episodes per goal each: 180 against 180)."""
+def main_path_measure(run: pathlib.Path) -> dict:
+    """What the main path's test measures of a trained ``run`` on the Go goals (20 episodes per
+    goal, the same scenes for both): {"trained", "random": {goal: success}, "mastered": how
+    many goals the policy reaches in >= 90 % of episodes, "reward_held_out_f1": per epoch}."""
     from imagine_tf.agent.loading import load_agent
     from tests.training.learning_test import SEED, random_action_success
 
-    repetitions = 20
-
-    records = [json.loads(line) for line in (exported / "run" / "progress.jsonl").open()]
-    f1 = [r["reward_held_out_f1"] for r in records if r["reward_held_out_f1"] is not None]
-    assert len(f1) >= 4 and max(f1[2:]) > f1[0] + 0.1, f1  # the reward learns from feedback
-    learner = load_agent(exported / "run")
+    records = [json.loads(line) for line in (run / "progress.jsonl").open()]
+    learner = load_agent(run)
     go = [goal for goal in learner.goals.sentences if goal.startswith("Go")]
-    success = learner.evaluator.evaluate(go, repetitions=repetitions, seed=SEED)
-    trained = float(np.mean(list(success.values())))
-    untrained = random_action_success(learner.builder, [g for g in go for _ in range(repetitions)])
-    assert trained >= untrained + 0.25, (trained, untrained, f1, success)
+    trained = learner.evaluator.evaluate(go, repetitions=20, seed=SEED)
+    return {
+        "trained": {goal: float(trained[goal]) for goal in go},
+        "random": random_action_success(learner.builder, go, 20),
+        "mastered": int(sum(trained[goal] >= 0.9 for goal in go)),
+        "reward_held_out_f1": [r["reward_held_out_f1"] for r in records],
+    }
+
+
+@pytest.fixture(scope="module")
+def measured(exported) -> dict:
+    """`main_path_measure` of the trained run."""
+    return main_path_measure(exported / "run")
+
+
+def test_the_main_path_learns_with_its_co_trained_reward(measured):
+    """The co-trained reward's held-out F1 rises, and the policy masters Go goals that random
+    actions do not: at least MASTERED of the 9 reached in 90 % of their episodes or more, where
+    random actions reach none in more than 60 %, and its mean success ends clearly above
+    theirs. Which goals a run masters, and so its mean, depends on the seed and on the machine's
+    floating-point kernels; that several are mastered does not
+    (docs/results/scripts/main_path_seeds.py measures seeds 0-4)."""
+    f1 = [value for value in measured["reward_held_out_f1"] if value is not None]
+    assert len(f1) >= 4 and max(f1[2:]) > f1[0] + 0.1, f1  # the reward learns from feedback
+    trained, untrained = measured["trained"], measured["random"]
+    assert max(untrained.values()) <= 0.6, untrained
+    assert measured["mastered"] >= MASTERED, measured
+    assert mean_success(trained) >= mean_success(untrained) + 0.1, measured
+
+
+def test_the_seed_study_records_the_tests_measure(exported, measured, tmp_path):
+    """docs/results/scripts/main_path_seeds.py evaluates a run it finds trained (no retraining)
+    and writes the test's measure whole, with how and where it ran."""
+    import runpy
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "seed_0").symlink_to(exported / "run")
+    out = tmp_path / "record.json"
+    script = ROOT / "docs" / "results" / "scripts" / "main_path_seeds.py"
+    arguments = ["--seeds", "0", "--runs-dir", str(runs), "--out", str(out)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "argv", [str(script), *arguments])
+        runpy.run_path(str(script), run_name="__main__")
+    record = json.loads(out.read_text())
+    assert record["seeds"]["0"] == json.loads(json.dumps(measured))
+    assert record["test_asks_mastered"] == MASTERED and record["train_flags"] == MAIN_PATH
+    assert record["machine"]["cores"] >= 1 and "main_path_seeds.py" in record["command"]
 
 
 def test_serve_and_score_over_grpc_and_rest(exported):

@@ -32,16 +32,19 @@ def smoke_config():
         gin.clear_config()
 
 
-def random_action_success(builder: RunBuilder, goals: list[str]) -> float:
-    """Success of uniformly random actions on the evaluation's scenes."""
-    env = builder.make_env(len(goals), SEED, split="all")
+def random_action_success(builder: RunBuilder, goals: list[str], repetitions: int) -> dict:
+    """Success of uniformly random actions on the evaluation's scenes, per goal: {goal: share of
+    its ``repetitions`` episodes that reach it}."""
+    rows = [goal for goal in goals for _ in range(repetitions)]
+    env = builder.make_env(len(rows), SEED, split="all")
     env.seed(SEED)
-    time_step = env.reset_with_goals(goals)
+    time_step = env.reset_with_goals(rows)
     rng = np.random.default_rng(0)
     for _ in range(env.config.episode_length):
-        time_step = env.step(rng.uniform(-1, 1, (len(goals), 3)).astype(np.float32))
-    table = GoalTable.from_sentences(sorted(set(goals)))
-    return float(oracle.achieved(time_step.observation["state"], table, table.index(goals)).mean())
+        time_step = env.step(rng.uniform(-1, 1, (len(rows), 3)).astype(np.float32))
+    table = GoalTable.from_sentences(sorted(set(rows)))
+    reached = oracle.achieved(time_step.observation["state"], table, table.index(rows))
+    return dict(zip(goals, reached.reshape(len(goals), repetitions).mean(axis=1).tolist()))
 
 
 def test_the_oracle_go_goals_of_the_smoke_config_are_learned(tmp_path, smoke_config):
@@ -51,6 +54,8 @@ def test_the_oracle_go_goals_of_the_smoke_config_are_learned(tmp_path, smoke_con
     assert len(go) == 9 and len(learner.goals) == 9  # the partner spoke only of Go goals
     success = learner.evaluator.evaluate(go, repetitions=REPETITIONS, seed=SEED)
     trained = float(np.mean(list(success.values())))
-    untrained = random_action_success(learner.builder, [g for g in go for _ in range(REPETITIONS)])
+    untrained = float(
+        np.mean(list(random_action_success(learner.builder, go, REPETITIONS).values()))
+    )
     assert untrained < 0.5
     assert trained >= untrained + 0.3, (trained, untrained, success)
