@@ -56,13 +56,18 @@ def train_all(seeds: list[int], runs_dir: pathlib.Path, parallel: int, extra: li
 
 
 def machine() -> dict:
-    cpu = (
-        pathlib.Path("/proc/cpuinfo").read_text() if pathlib.Path("/proc/cpuinfo").exists() else ""
-    )
-    flags = next((line for line in cpu.splitlines() if line.startswith("flags")), "").split()
+    """The processor, as /proc/cpuinfo names it, and the vector units TensorFlow's kernels use."""
+    path = pathlib.Path("/proc/cpuinfo")
+    fields = {}
+    for line in path.read_text().splitlines() if path.exists() else []:
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    flags = fields.get("flags", "").split()
     return {
         "cores": os.cpu_count(),
-        "processor": platform.processor() or platform.machine(),
+        "processor": fields.get("model name", platform.machine()),
+        "cpu_family": fields.get("cpu family"),
+        "cpu_model": fields.get("model"),
         "avx512f": "avx512f" in flags,
         "avx2": "avx2" in flags,
     }
