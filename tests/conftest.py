@@ -1,5 +1,5 @@
 """Shared by every test: quiet TensorFlow on one thread, fixed seeds, a cleared gin config on request, the
-shared reward server, and the slowest modules collected first."""
+shared reward server, the slowest modules collected first and the `slow` tests' time limit."""
 
 import dataclasses
 import os
@@ -90,7 +90,14 @@ SLOWEST_MODULES = (
 )
 
 
+#: The time limit of a `slow` test that sets none (setup.cfg's `timeout` is for the others).
+SLOW_TIMEOUT = 900
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
     rank = {module: index for index, module in enumerate(SLOWEST_MODULES)}
     root = config.rootpath
 
