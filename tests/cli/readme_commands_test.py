@@ -69,11 +69,6 @@ def imagine_tf_here(*args: str) -> str:
     return out
 
 
-def mean_success(success: dict) -> float:
-    """The mean of {goal: success} over its goals."""
-    return float(np.mean(list(success.values())))
-
-
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     """A trained run of the main path and its exported reward model and policy."""
@@ -90,21 +85,21 @@ def exported(tmp_path_factory):
 
 
 def main_path_measure(run: pathlib.Path) -> dict:
-    """What the main path's test measures of a trained ``run`` on the Go goals (20 episodes per
-    goal, the same scenes for both): {"trained", "random": {goal: success}, "mastered": how
-    many goals the policy reaches in >= 90 % of episodes, "reward_held_out_f1": per epoch}."""
+    """What the main path's test measures of a trained ``run`` on the Go goals (`go_success`:
+    20 episodes per goal, the same scenes for both): {"trained", "random": {goal: success},
+    "mastered": how many goals the policy reaches in >= 90 % of episodes, "reward_held_out_f1":
+    per epoch}."""
     from imagine_tf.agent.loading import load_agent
-    from tests.training.learning_test import SEED, random_action_success
+    from tests.training.learning_test import go_success
 
-    records = [json.loads(line) for line in (run / "progress.jsonl").open()]
-    learner = load_agent(run)
-    go = [goal for goal in learner.goals.sentences if goal.startswith("Go")]
-    trained = learner.evaluator.evaluate(go, repetitions=20, seed=SEED)
+    trained, untrained = go_success(load_agent(run))
     return {
-        "trained": {goal: float(trained[goal]) for goal in go},
-        "random": random_action_success(learner.builder, go, 20),
-        "mastered": int(sum(trained[goal] >= 0.9 for goal in go)),
-        "reward_held_out_f1": [r["reward_held_out_f1"] for r in records],
+        "trained": trained,
+        "random": untrained,
+        "mastered": sum(success >= 0.9 for success in trained.values()),
+        "reward_held_out_f1": [
+            json.loads(line)["reward_held_out_f1"] for line in (run / "progress.jsonl").open()
+        ],
     }
 
 
@@ -121,6 +116,8 @@ def test_the_main_path_learns_with_its_co_trained_reward(measured):
     theirs. Which goals a run masters, and so its mean, depends on the seed and on the machine's
     floating-point kernels; that several are mastered does not
     (docs/results/scripts/main_path_seeds.py measures seeds 0-4)."""
+    from tests.training.learning_test import mean_success
+
     f1 = [value for value in measured["reward_held_out_f1"] if value is not None]
     assert len(f1) >= 4 and max(f1[2:]) > f1[0] + 0.1, f1  # the reward learns from feedback
     trained, untrained = measured["trained"], measured["random"]
