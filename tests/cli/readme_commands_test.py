@@ -143,7 +143,7 @@ def test_the_seed_study_records_the_tests_measure(exported, measured, tmp_path):
     record = json.loads(out.read_text())
     assert record["seeds"]["0"] == json.loads(json.dumps(measured))
     assert record["test_asks_mastered"] == MASTERED and record["train_flags"] == MAIN_PATH
-    assert record["machine"]["cores"] >= 1 and "main_path_seeds.py" in record["command"]
+    assert record["machine"]["logical_cpus"] >= 1 and "main_path_seeds.py" in record["command"]
 
 
 def test_serve_and_score_over_grpc_and_rest(exported):

@@ -16,13 +16,13 @@ import datetime
 import json
 import os
 import pathlib
-import platform
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))  # the test's command line and its measure of random actions
 
+from imagine_tf.benchmarks.timing import machine_description  # noqa: E402
 from tests.cli.readme_commands_test import MAIN_PATH, MASTERED, main_path_measure  # noqa: E402
 
 parser = argparse.ArgumentParser()
@@ -55,24 +55,6 @@ def train_all(seeds: list[int], runs_dir: pathlib.Path, parallel: int, extra: li
             raise SystemExit(f"a training run failed: {finished.args} (its log: {runs_dir})")
 
 
-def machine() -> dict:
-    """The processor, as /proc/cpuinfo names it, and the vector units TensorFlow's kernels use."""
-    path = pathlib.Path("/proc/cpuinfo")
-    fields = {}
-    for line in path.read_text().splitlines() if path.exists() else []:
-        key, _, value = line.partition(":")
-        fields.setdefault(key.strip(), value.strip())
-    flags = fields.get("flags", "").split()
-    return {
-        "cores": os.cpu_count(),
-        "processor": fields.get("model name", platform.machine()),
-        "cpu_family": fields.get("cpu family"),
-        "cpu_model": fields.get("model"),
-        "avx512f": "avx512f" in flags,
-        "avx2": "avx2" in flags,
-    }
-
-
 def main() -> None:
     args = parser.parse_args()
     args.runs_dir.mkdir(parents=True, exist_ok=True)
@@ -85,7 +67,7 @@ def main() -> None:
         "command": " ".join(["python", *sys.argv]),
         "commit": commit,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine(),
+        "machine": machine_description(),
         "threads": "1 TensorFlow thread per training process",
         "train_flags": [*MAIN_PATH, *args.extra],
         "test_asks_mastered": MASTERED,
