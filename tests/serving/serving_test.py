@@ -250,7 +250,12 @@ def test_versions_by_number_and_label_come_and_go_without_restart_and_sigterm_dr
         assert not np.allclose(score(version=1), before)
         export(base, seed=2)  # version 3, other weights: the two newest are 2 and 3
         with RewardClient(target) as client:
-            wait_until(lambda: client.status().get(1) == "END", timeout=60, interval=0.2, what="v3")
+            wait_until(
+                lambda: client.status().get(1) == "END",
+                timeout=60,
+                interval=0.2,
+                what="version 3 to retire version 1",
+            )
             assert client.status() == {1: "END", 2: "AVAILABLE", 3: "AVAILABLE"}
         after = score()
         assert not np.allclose(before, after)  # version 3's weights answer
