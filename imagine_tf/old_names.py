@@ -19,7 +19,7 @@ import sys
 #: old name -> the module that holds its code now
 MOVED = {
     "imagine_tf.agents": "imagine_tf.agent",
-    "imagine_tf.agents.ddpg_agent": "imagine_tf.agent.ddpg_agent",
+    "imagine_tf.agents.ddpg_agent": "imagine_tf.agent.ddpg",
     "imagine_tf.agents.episode_replay": "imagine_tf.agent.replay",
     "imagine_tf.agents.exploration_policy": "imagine_tf.agent.exploration_policy",
     "imagine_tf.agents.goal_sampler": "imagine_tf.agent.goal_sampler",

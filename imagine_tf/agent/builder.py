@@ -14,9 +14,8 @@ import numpy as np
 import tensorflow as tf
 from tf_agents.policies import actor_policy
 from tf_agents.specs import tensor_spec
-from tf_agents.trajectories import time_step as ts
 
-from imagine_tf.agent.ddpg_agent import ImagineDdpgAgent
+from imagine_tf.agent.ddpg import Ddpg
 from imagine_tf.agent.replay import EpisodeReplay
 from imagine_tf.agent.exploration_policy import GaussianEpsilonPolicy
 from imagine_tf.agent.relabelling import HerRelabeler, LearnedRewardScorer, OracleScorer
@@ -137,12 +136,12 @@ class RunBuilder:
             compute_dtype=config.compute_dtype,
         )
 
-    def make_agent(self, actor_network: ActorNetwork | None = None) -> ImagineDdpgAgent:
+    def make_ddpg(self, actor_network: ActorNetwork | None = None) -> Ddpg:
+        """DDPG's actor, critic, their targets and optimizers (`Ddpg`)."""
         config, spec = self.config, self.embedding_observation_spec
         critic = CriticNetwork((spec, self.action_spec), **self._network_settings())
-        agent = ImagineDdpgAgent(
-            ts.time_step_spec(spec),
-            self.action_spec,
+        critic.create_variables()
+        return Ddpg(
             actor_network or self.make_actor_network(),
             critic,
             actor_learning_rate=config.actor_learning_rate,
@@ -151,13 +150,8 @@ class RunBuilder:
             polyak=config.polyak,
             target_update_period=config.target_update_period,
             action_l2=config.action_l2,
-            noise_stddev=config.noise_stddev,
-            random_action_probability=config.random_action_probability,
             clip_targets=config.clip_targets,
-            seed=config.seed,
         )
-        agent.initialize()
-        return agent
 
     def make_reward_network(self) -> RewardNetwork:
         """The reward network of ``config.reward_model``, built."""

@@ -1,6 +1,6 @@
 """A learner's checkpoint: networks, optimizers, goals, reward memory, replay and logs.
 
-``checkpoint/`` holds ``tf`` (the TF object graph: agent, reward network and its optimizer,
+``checkpoint/`` holds ``tf`` (the TF object graph: DDPG's networks and optimizers, the reward network and its optimizer,
 epoch, the relabeller's generator; the goal embeddings are recomputed from the encoder) and ``state.npz`` (known goals, discovered
 and imagined, the goal imagination's state, reward memory, the replay's counters and RNG, the
 epoch records). The replay's episodes go to
@@ -47,9 +47,18 @@ class LearnerCheckpoint:
 
     def __init__(self, learner: Learner, root_dir: str | os.PathLike):
         self.learner, self.layout = learner, RunLayout(root_dir)
-        agent = learner.agent  # its optimizers are built (`Learner`)
+        ddpg = learner.ddpg  # its optimizers are built (`Ddpg`)
         self.checkpoint = tf.train.Checkpoint(
-            agent=agent,
+            # the networks under the names they had in earlier checkpoints (`networks_checkpoint`)
+            agent=tf.train.Checkpoint(
+                _actor_network=ddpg.actor_network,
+                _critic_network=ddpg.critic_network,
+                _target_actor_network=ddpg.target_actor_network,
+                _target_critic_network=ddpg.target_critic_network,
+                _train_step_counter=ddpg.train_step_counter,
+                actor_adam=ddpg.actor_optimizer,
+                critic_adam=ddpg.critic_optimizer,
+            ),
             reward_network=learner.reward_network,
             reward_optimizer=learner.reward_learner.optimizer,
             epoch=learner.epoch,
@@ -86,6 +95,7 @@ class LearnerCheckpoint:
             json.dumps(learner.imagination.state_dict()).encode(), np.uint8
         )
         state["learner_rng"] = encode_rng_state(learner.rng)
+        state[OPTIMIZER_FORMAT_KEY] = np.array(OPTIMIZER_FORMAT)
         return state
 
     def restore(self) -> bool:
@@ -104,6 +114,14 @@ class LearnerCheckpoint:
                 f"{self.layout.root} holds a networks-only checkpoint (no optimizer state, "
                 "reward memory or replay): it can be evaluated, played, exported and served, "
                 "not trained further. Train a new run into another --root-dir."
+            )
+        if str(state.get(OPTIMIZER_FORMAT_KEY, "keras")) != OPTIMIZER_FORMAT:
+            raise NotResumable(
+                f"{self.layout.root} was saved by an earlier imagine-tf, whose optimizers were "
+                f"Keras's Adam; this version keeps Adam's state in its own form ({OPTIMIZER_FORMAT}, "
+                "networks/adam.py) and cannot go on training it. Its networks still evaluate, "
+                "play, export and serve (imagine-tf eval / export); to train, start a new run "
+                "or fork this one's networks into another --root-dir with the earlier version."
             )
         prefix = str(directory / run_layout.CHECKPOINT_TF_PREFIX)
         self.checkpoint.read(prefix).assert_existing_objects_matched()
@@ -140,7 +158,7 @@ class LearnerCheckpoint:
         if "imagination" in state:  # (checkpoints from before imagination have none)
             learner.imagination.load_state_dict(json.loads(state["imagination"].tobytes()))
         learner.embed_goals()
-        learner.agent.set_goal_encoder(learner.reward_network.encoder)
+        learner.ddpg.set_goal_encoder(learner.reward_network.encoder)
 
 
 class NotResumable(ValueError):
@@ -149,6 +167,10 @@ class NotResumable(ValueError):
 
 # The key of a networks-only checkpoint's state.npz that says what it is.
 NETWORKS_ONLY = "networks_only"
+# The key of a full checkpoint's state.npz naming the form of its optimizers' state, and the
+# form this version writes (checkpoints without the key hold Keras's Adam).
+OPTIMIZER_FORMAT_KEY = "optimizer_format"
+OPTIMIZER_FORMAT = "imagine_tf.networks.adam/1"
 
 
 def _numpy_state(directory) -> dict:
@@ -163,12 +185,12 @@ def _part(state: dict, prefix: str) -> dict:
 def networks_checkpoint(learner: Learner) -> tf.train.Checkpoint:
     """The learner's networks under the names its full checkpoint gives them (so it reads
     either kind): actor, critic, train step, reward network, epoch."""
-    agent = learner.agent
+    ddpg = learner.ddpg
     return tf.train.Checkpoint(
         agent=tf.train.Checkpoint(
-            _actor_network=agent.actor_network,
-            _critic_network=agent.critic_network,
-            _train_step_counter=agent.train_step_counter,
+            _actor_network=ddpg.actor_network,
+            _critic_network=ddpg.critic_network,
+            _train_step_counter=ddpg.train_step_counter,
         ),
         reward_network=learner.reward_network,
         epoch=learner.epoch,

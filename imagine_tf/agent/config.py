@@ -54,7 +54,7 @@ class TrainConfig:
     # The goal families the social partner speaks of (its other descriptions are not given):
     # ("Go",) makes a reaching task that a few hundred updates learn (configs/agent/smoke.gin).
     goal_predicates: tuple = ("Go", "Grasp", "Grow")
-    # DDPG (Lillicrap et al. 2016, as the reference trains it; see `ImagineDdpgAgent`).
+    # DDPG (Lillicrap et al. 2016, as the reference trains it; see `agent/ddpg.py`).
     actor_learning_rate: float = 1e-3
     critic_learning_rate: float = 1e-3
     gamma: float = 0.98
@@ -207,8 +207,9 @@ def binding_name(key: str) -> str:
     return f"{nested[name].__name__}.{field}"
 
 
-# tf_agents' `DdpgAgent` is gin-configurable, and `ImagineDdpgAgent` passes these arguments
-# from `TrainConfig`: a binding of them would be silently ignored (the caller wins).
+# tf_agents' `DdpgAgent` is gin-configurable once its module is imported, and a user who knows
+# TF-Agents may bind it; this project's `Ddpg` takes these settings from `TrainConfig`: such a
+# binding would be silently ignored.
 AGENT_ARGUMENTS = {
     "DdpgAgent.gamma": "TrainConfig.gamma",
     "DdpgAgent.target_update_tau": "TrainConfig.polyak (tau = 1 - polyak)",
@@ -221,7 +222,7 @@ AGENT_ARGUMENTS = {
 
 def check_agent_bindings() -> None:
     """Raises ValueError naming the `TrainConfig` field to bind instead of a bound
-    ``DdpgAgent`` argument that `ImagineDdpgAgent` sets itself."""
+    ``DdpgAgent`` argument (`Ddpg` takes it from `TrainConfig`)."""
     for binding, field in AGENT_ARGUMENTS.items():
         try:
             gin.query_parameter(binding)

@@ -29,7 +29,6 @@ import time
 
 import numpy as np
 import tensorflow as tf
-from tf_agents.trajectories import policy_step, time_step as ts, trajectory
 
 from imagine_tf.agent.goal_sampler import KnownGoals
 from imagine_tf.agent.relabelling import OracleScorer
@@ -37,6 +36,7 @@ from imagine_tf.language.goal_invention import GoalImagination
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.agent.builder import EMBEDDING_UNITS, RunBuilder
 from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView, PolicySnapshot
+from imagine_tf.agent.update_cycle import UpdateCycle
 from imagine_tf.agent.evaluation import EVALUATION_KEYS, PolicyEvaluator
 from imagine_tf.reward.goal_probe import TestGoalProbe, imagination_record
 
@@ -68,23 +68,23 @@ class Learner:
             tf.zeros([builder.max_goals, EMBEDDING_UNITS]), trainable=False
         )
         self.imagined_mask = tf.Variable(tf.zeros([builder.max_goals], tf.bool), trainable=False)
-        self.agent = builder.make_agent()
-        self.agent.set_goal_encoder(self.reward_network.encoder)
+        self.ddpg = builder.make_ddpg()
+        self.ddpg.set_goal_encoder(self.reward_network.encoder)
         self.relabeler = builder.make_relabeler(self.reward_network)
-        # Adam's slots exist only once built: built now, so that a checkpoint holds them even
-        # before the first step (and a restore fills them), and the first update, inside a
-        # loop (`_update_steps`), creates no variable.
-        for optimizer, network in (
-            (self.agent.actor_optimizer, self.agent.actor_network),
-            (self.agent.critic_optimizer, self.agent.critic_network),
-            (self.reward_learner.optimizer, self.reward_network),
-        ):
-            optimizer.build(network.trainable_variables)
+        self.update_cycle = UpdateCycle(
+            self.ddpg,
+            self.relabeler,
+            self.embedding_table,
+            self.imagined_mask,
+            config.batch_size,
+            config.num_candidates,
+            self.replay.observations.shape[-1],
+            self.ddpg.actor_network.action_spec.shape.num_elements(),
+        )
         self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
-        self.evaluator = PolicyEvaluator(builder, self.agent.actor_network, self.encode_goals)
+        self.evaluator = PolicyEvaluator(builder, self.ddpg.actor_network, self.encode_goals)
         # The learned reward on the test goals, per epoch (analysis only: `TestGoalProbe`).
         self.probe = TestGoalProbe(config.num_objects) if config.reward == "learned" else None
-        self._updates = self._updates_function()
         self.goals_version = 0  # changes whenever the goals or their embeddings change
         self._new_states = 0  # final states observed this epoch (the reward update's held-out)
         self._losses: list[float] = []
@@ -93,33 +93,6 @@ class Learner:
         self._policy_lags: list[int] = []  # updates between a batch's policy and its storing
         self.timings = {"updates": 0.0}  # this epoch's
         self.logs: list[dict] = []  # one record per finished epoch, all sessions
-
-    def _updates_function(self):
-        """`_update_steps` as one `tf.function`, traced once whatever the number of updates U
-        (leading axes [U, B]); its first argument's specs name the `TransitionBatch` fields."""
-        batched = [None, self.config.batch_size]
-        per_update = {  # field: (shape after [U, B], dtype): `_update_step`'s first arguments
-            "states": ([self.builder.state_dim], tf.float32),
-            "next_states": ([self.builder.state_dim], tf.float32),
-            "actions": (list(self.agent.action_spec.shape), tf.float32),
-            "goal_ids": ([], tf.int64),
-            "goal_embeddings": ([EMBEDDING_UNITS], tf.float32),
-            "sampled_goal_ids": ([], tf.int64),  # `_update_step`'s ``final_goal_ids``
-        }
-        # No AutoGraph: the steps have no Python control flow on tensors, and converting the
-        # DDPG code they call was most of every process's first-epoch tracing time.
-        return tf.function(
-            self._update_steps,
-            autograph=False,
-            input_signature=[
-                tuple(
-                    tf.TensorSpec(batched + shape, dtype, field)
-                    for field, (shape, dtype) in per_update.items()
-                ),
-                tf.TensorSpec([], tf.int32, "num_goals"),
-                tf.TensorSpec([], tf.bool, "imagining"),
-            ],
-        )
 
     # -- goals -------------------------------------------------------------------------------
     def encode_goals(self, tokens) -> tf.Tensor:
@@ -181,9 +154,9 @@ class Learner:
     def snapshot(self, finished: bool = False) -> PolicySnapshot:
         """What actors need: the actor's weights, the goals, the counters."""
         return PolicySnapshot(
-            self.agent.actor_network.get_weights(),
+            self.ddpg.actor_network.get_weights(),
             self.goal_view(),
-            int(self.agent.train_step_counter.numpy()),
+            int(self.ddpg.train_step_counter.numpy()),
             int(self.epoch.numpy()),
             self.goals_version,
             finished,
@@ -212,7 +185,7 @@ class Learner:
         )
         self._new_states += len(batch)
         self._actor_ids.add(batch.actor_id)
-        self._policy_lags.append(int(self.agent.train_step_counter.numpy()) - batch.policy_step)
+        self._policy_lags.append(int(self.ddpg.train_step_counter.numpy()) - batch.policy_step)
 
     @property
     def updating(self) -> bool:
@@ -230,76 +203,14 @@ class Learner:
             self._positive_shares += positive_shares
             self.timings["updates"] += time.perf_counter() - start
 
-    def _update_step(
-        self,
-        states,
-        next_states,
-        actions,
-        goal_ids,
-        goal_embeddings,
-        final_goal_ids,
-        num_goals,
-        imagining,
-    ):
-        """Relabelling and the DDPG step in one graph: (loss, share of r = 0)."""
-        candidates = self.relabeler.sample_candidates(
-            num_goals, self.config.num_candidates, self.imagined_mask[:num_goals], imagining
-        )
-        final_embeddings = tf.gather(self.embedding_table, tf.maximum(final_goal_ids, 0))
-        relabelled = self.relabeler.relabel(
-            states,
-            next_states,
-            goal_ids,
-            goal_embeddings,
-            candidates,
-            tf.gather(self.embedding_table, candidates),
-            final_goal_ids,
-            final_embeddings,
-        )
-        batch = tf.shape(states)[0]
-
-        def time_step(state, reward):
-            observation = {"state": state, "goal": relabelled.goal_embeddings}
-            return ts.TimeStep(
-                tf.fill([batch], ts.StepType.MID), reward, tf.ones([batch]), observation
-            )
-
-        experience = trajectory.Transition(
-            time_step(states, tf.zeros([batch])),
-            policy_step.PolicyStep(actions, (), ()),
-            time_step(next_states, relabelled.rewards),
-        )
-        loss = self.agent.train(experience).loss
-        return loss, tf.reduce_mean(tf.cast(relabelled.rewards == 0.0, tf.float32))
-
-    def _update_steps(self, batches, num_goals, imagining):
-        """U updates in one graph (a `tf.while_loop`: one call instead of U). ``batches``:
-        `_update_step`'s per-update arguments (the specs of `_updates_function`), with a leading
-        axis [U, B, ...]. (loss, share) [U, 2]."""
-        count = tf.shape(batches[0])[0]
-
-        def body(i, results):
-            step = self._update_step(*(tensor[i] for tensor in batches), num_goals, imagining)
-            return i + 1, results.write(i, tf.stack(step))
-
-        results = tf.TensorArray(tf.float32, size=count, element_shape=[2])
-        _, results = tf.while_loop(lambda i, _: i < count, body, (tf.constant(0), results))
-        return results.stack()
-
     def run_updates(self, count: int) -> tuple[list[float], list[float]]:
-        """``count`` updates, each on a goal-biased sample of the replay (drawn one after the
-        other, as many single updates would: the replay does not change between them); their
-        losses and shares of r = 0."""
+        """``count`` updates (`UpdateCycle`), each on a goal-biased sample of the replay (drawn
+        one after the other, as many single updates would: the replay does not change between
+        them); their losses and shares of r = 0."""
         if count <= 0:
             return [], []
-        samples = [self.replay.sample(self.config.batch_size) for _ in range(count)]
-        batches = tuple(
-            tf.constant(np.stack([getattr(sample, spec.name) for sample in samples]))
-            for spec in self._updates.input_signature[0]
-        )
-        results = self._updates(
-            batches, tf.constant(len(self.goals)), tf.constant(self.imagining)
-        ).numpy()
+        cycle = self.replay.sample_cycle(count, self.config.batch_size)
+        results = self.update_cycle.run(cycle, len(self.goals), self.imagining)
         return results[:, 0].tolist(), results[:, 1].tolist()
 
     # -- the end of an epoch -------------------------------------------------------------------
@@ -313,7 +224,7 @@ class Learner:
             self.memory, self.builder.goal_tokens(self.goals.sentences), self._new_states
         )
         self.embed_goals()
-        self.agent.set_goal_encoder(self.reward_network.encoder)  # only changes here
+        self.ddpg.set_goal_encoder(self.reward_network.encoder)  # only changes here
         return report
 
     def _imagination_record(self) -> dict:
@@ -361,7 +272,7 @@ class Learner:
             "episodes": self.replay.episodes_added,
             "discovered_goals": self.goals.num_discovered,
             **self._imagination_record(),
-            "updates": int(self.agent.train_step_counter.numpy()),
+            "updates": int(self.ddpg.train_step_counter.numpy()),
             "loss": float(np.mean(losses)) if losses else None,
             "relabel_positive_share": float(np.mean(shares)) if shares else None,
             "actors": len(self._actor_ids),

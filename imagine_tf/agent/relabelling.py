@@ -46,6 +46,12 @@ class GoalScorer(Protocol):
     def scan(self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor) -> tf.Tensor:
         """bool [B, K]: states [B, D] × K goals (ids [K], embeddings [K, E])."""
 
+    def scan_many(
+        self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor
+    ) -> tf.Tensor:
+        """bool [U, B, K]: `scan` of U batches, states [U, B, D] × their goals (ids [U, K],
+        embeddings [U, K, E])."""
+
     def score(
         self, states: tf.Tensor, goal_ids: tf.Tensor, goal_embeddings: tf.Tensor
     ) -> tf.Tensor:
@@ -69,6 +75,15 @@ class LearnedRewardScorer:
         )
         return probabilities > self.threshold
 
+    def scan_many(self, states, goal_ids, goal_embeddings):
+        # one batch at a time in a loop: the scan's hidden layer of U batches at once would be
+        # U·B·N·K·H floats (50 × 256 × 3 × 50 × 100: 768 MB)
+        return tf.map_fn(
+            lambda pair: self.scan(pair[0], None, pair[1]),
+            (states, goal_embeddings),
+            fn_output_signature=tf.bool,
+        )
+
     def score(self, states, goal_ids, goal_embeddings):
         return self.reward_network.head(states, goal_embeddings) > self.threshold
 
@@ -88,6 +103,15 @@ class OracleScorer:
 
         result = tf.numpy_function(matrix, [states, goal_ids], tf.bool)
         return tf.ensure_shape(result, [states.shape[0], goal_ids.shape[0]])
+
+    def scan_many(self, states, goal_ids, goal_embeddings):
+        def matrices(states, goal_ids):  # the rules once on the U·B states
+            achieved = self._achieved(states.reshape(-1, states.shape[-1]))
+            achieved = achieved.reshape(*states.shape[:2], -1)
+            return np.take_along_axis(achieved, goal_ids[:, None, :], axis=2)
+
+        result = tf.numpy_function(matrices, [states, goal_ids], tf.bool)
+        return tf.ensure_shape(result, [*states.shape[:2], goal_ids.shape[-1]])
 
     def score(self, states, goal_ids, goal_embeddings):
         def diagonal(states, goal_ids):  # a negative id (no goal yet) is never achieved
@@ -158,7 +182,7 @@ class HerRelabeler:
         imagined: tf.Tensor | None = None,
         imagining: tf.Tensor | bool = False,
     ) -> tf.Tensor:
-        """Distinct goal ids in [0, num_goals), int64 [K].
+        """Distinct goal ids in [0, num_goals), int64 [K], from a fresh draw of keys.
 
         Without imagined goals: K = min(num_candidates, num_goals) uniformly. With
         ``imagined`` (bool [num_goals]) and ``imagining``, as the reference: of n =
@@ -166,16 +190,50 @@ class HerRelabeler:
         discovered goals up to n (at most all of them).
         """
         keys = self.generator.uniform([num_goals])
-        if imagined is None:
-            return tf.cast(tf.argsort(keys)[:num_candidates], tf.int64)
+        return self.candidates_from_keys(keys[None], num_candidates, imagined, imagining)[0]
+
+    def candidate_counts(self, num_goals, num_candidates: int, imagined=None, imagining=False):
+        """(imagined, discovered) candidate counts, int32 [] each (`sample_candidates`)."""
         total = tf.minimum(num_candidates, num_goals)
+        if imagined is None:
+            return tf.constant(0), total
         available = tf.reduce_sum(tf.cast(imagined, tf.int32))
         wanted = tf.cast(tf.floor(self.imagined_share * tf.cast(total, tf.float32)), tf.int32)
         from_imagined = tf.where(imagining, tf.minimum(wanted, available), 0)
-        from_discovered = tf.minimum(num_goals - available, total - from_imagined)
-        imagined_first = tf.argsort(tf.where(imagined, keys, 2.0))[:from_imagined]
-        discovered_first = tf.argsort(tf.where(imagined, 2.0, keys))[:from_discovered]
-        return tf.cast(tf.concat([imagined_first, discovered_first], axis=0), tf.int64)
+        return from_imagined, tf.minimum(num_goals - available, total - from_imagined)
+
+    def candidates_from_keys(
+        self, keys: tf.Tensor, num_candidates: int, imagined=None, imagining=False
+    ) -> tf.Tensor:
+        """`sample_candidates` of U updates from their keys, float [U, num_goals]: int64 [U, K]
+        (the K smallest keys' ids; with imagination, the imagined ones first)."""
+        if imagined is None:
+            return tf.cast(tf.argsort(keys, axis=-1)[:, :num_candidates], tf.int64)
+        from_imagined, from_discovered = self.candidate_counts(
+            tf.shape(keys)[-1], num_candidates, imagined, imagining
+        )
+        imagined_first = tf.argsort(tf.where(imagined, keys, 2.0), axis=-1)[:, :from_imagined]
+        discovered_first = tf.argsort(tf.where(imagined, 2.0, keys), axis=-1)[:, :from_discovered]
+        return tf.cast(tf.concat([imagined_first, discovered_first], axis=-1), tf.int64)
+
+    def draw_cycle_keys(self, count, num_goals, num_candidates: int, batch_size: int, imagined=None, imagining=False):
+        """The random keys of ``count`` updates, drawn in the order single updates draw them
+        (per update: the candidates' keys, then the relabelling's): (candidate keys float
+        [U, num_goals], relabelling keys float [U, B, K])."""
+        from_imagined, from_discovered = self.candidate_counts(
+            num_goals, num_candidates, imagined, imagining
+        )
+        shape = tf.stack([batch_size, from_imagined + from_discovered])
+
+        def body(i, candidate_keys, relabel_keys):
+            candidate_keys = candidate_keys.write(i, self.generator.uniform([num_goals]))
+            return i + 1, candidate_keys, relabel_keys.write(i, self.generator.uniform(shape))
+
+        arrays = (tf.TensorArray(tf.float32, size=count), tf.TensorArray(tf.float32, size=count))
+        _, candidate_keys, relabel_keys = tf.while_loop(
+            lambda i, *_: i < count, body, (tf.constant(0), *arrays)
+        )
+        return candidate_keys.stack(), relabel_keys.stack()
 
     def relabel(
         self,
@@ -193,9 +251,68 @@ class HerRelabeler:
         and ``final_goal_embeddings`` [B, E] are the goals the episodes were drawn for."""
         scored_states = states if self.reward_on == "current" else next_states
         positive = self.scorer.scan(scored_states, candidate_ids, candidate_embeddings)  # [B, K]
-        batch_size = tf.shape(positive)[0]
+        keys = self.generator.uniform(tf.shape(positive))
+        many = [
+            None if x is None else x[None]
+            for x in (
+                scored_states,
+                goal_ids,
+                goal_embeddings,
+                candidate_ids,
+                candidate_embeddings,
+                final_goal_ids,
+                final_goal_embeddings,
+            )
+        ]
+        return Relabelled(*(x[0] for x in self.balance(positive[None], keys[None], *many)))
+
+    def relabel_cycle(
+        self,
+        states,
+        next_states,
+        goal_ids,
+        goal_embeddings,
+        candidate_ids,
+        candidate_embeddings,
+        keys,
+        final_goal_ids=None,
+        final_goal_embeddings=None,
+    ) -> Relabelled:
+        """`relabel` of U updates' batches at once, with their keys (`draw_cycle_keys`): every
+        argument has a leading axis U (states [U, B, D], candidate ids [U, K], keys [U, B, K],
+        ...); one scan of the U × B states (`GoalScorer.scan_many`), one score of the kept
+        goals. Fields [U, B, ...]."""
+        scored_states = states if self.reward_on == "current" else next_states
+        positive = self.scorer.scan_many(scored_states, candidate_ids, candidate_embeddings)
+        return self.balance(
+            positive,
+            keys,
+            scored_states,
+            goal_ids,
+            goal_embeddings,
+            candidate_ids,
+            candidate_embeddings,
+            final_goal_ids,
+            final_goal_embeddings,
+        )
+
+    def balance(
+        self,
+        positive,
+        keys,
+        scored_states,
+        goal_ids,
+        goal_embeddings,
+        candidate_ids,
+        candidate_embeddings,
+        final_goal_ids=None,
+        final_goal_embeddings=None,
+    ) -> Relabelled:
+        """Steps 2–4 on U batches: the scan ``positive`` bool [U, B, K] and random ``keys``
+        [U, B, K] choose each transition's goal; fields [U, B, ...]."""
+        batch_size = tf.shape(positive)[1]
         own_ids, own_embeddings = tf.cast(goal_ids, tf.int64), goal_embeddings
-        use_final = tf.zeros([batch_size], tf.bool)
+        use_final = tf.zeros(tf.shape(positive)[:2], tf.bool)
         if self.final_goal_ratio > 0.0:
             if final_goal_ids is None or final_goal_embeddings is None:
                 raise ValueError("final_goal_ratio > 0 needs final_goal_ids and embeddings.")
@@ -205,23 +322,36 @@ class HerRelabeler:
             )
             use_final = (tf.range(batch_size) < count) & (final_ids >= 0)
             own_ids = tf.where(use_final, final_ids, own_ids)
-            own_embeddings = tf.where(use_final[:, None], final_goal_embeddings, own_embeddings)
-        rest = batch_size - tf.reduce_sum(tf.cast(use_final, tf.int32))
+            own_embeddings = tf.where(use_final[..., None], final_goal_embeddings, own_embeddings)
+        rest = batch_size - tf.reduce_sum(tf.cast(use_final, tf.int32), axis=1, keepdims=True)
         wanted = tf.cast(tf.floor(self.positive_ratio * tf.cast(rest, tf.float32)), tf.int32)
-        has_positive = tf.reduce_any(positive, axis=1) & ~use_final
-        order = tf.cumsum(tf.cast(has_positive, tf.int32))  # 1-based rank among those with one
+        has_positive = tf.reduce_any(positive, axis=-1) & ~use_final
+        order = tf.cumsum(tf.cast(has_positive, tf.int32), axis=1)  # rank among those with one
         take_positive = has_positive & (order <= wanted)
-        take_negative = ~use_final & ~take_positive & tf.reduce_any(~positive, axis=1)
-        keys = self.generator.uniform(tf.shape(positive))
-        positive_pick = tf.argmax(tf.where(positive, keys, -1.0), axis=1)
-        negative_pick = tf.argmax(tf.where(positive, -1.0, keys), axis=1)
-        pick = tf.where(take_positive, positive_pick, negative_pick)
+        take_negative = ~use_final & ~take_positive & tf.reduce_any(~positive, axis=-1)
+        positive_pick = tf.argmax(tf.where(positive, keys, -1.0), axis=-1)
+        negative_pick = tf.argmax(tf.where(positive, -1.0, keys), axis=-1)
+        pick = tf.where(take_positive, positive_pick, negative_pick)  # [U, B]
         relabelled = take_positive | take_negative
-        new_ids = tf.where(relabelled, tf.gather(tf.cast(candidate_ids, tf.int64), pick), own_ids)
+        picked_ids = tf.gather(tf.cast(candidate_ids, tf.int64), pick, batch_dims=1)
+        new_ids = tf.where(relabelled, picked_ids, own_ids)
         new_embeddings = tf.where(
-            relabelled[:, None], tf.gather(candidate_embeddings, pick), own_embeddings
+            relabelled[..., None],
+            tf.gather(candidate_embeddings, pick, batch_dims=1),
+            own_embeddings,
         )
-        kept_achieved = self.scorer.score(scored_states, own_ids, own_embeddings)
+        flat = tf.shape(own_ids)
+        kept_achieved = tf.reshape(
+            self.scorer.score(
+                _flatten(scored_states), tf.reshape(own_ids, [-1]), _flatten(own_embeddings)
+            ),
+            flat,
+        )
         achieved = tf.where(relabelled, take_positive, kept_achieved)
         rewards = tf.where(achieved, 0.0, -1.0)
         return Relabelled(new_ids, new_embeddings, rewards, relabelled)
+
+
+def _flatten(tensor: tf.Tensor) -> tf.Tensor:
+    """[U, B, F] -> [U·B, F]."""
+    return tf.reshape(tensor, tf.concat([[-1], tf.shape(tensor)[2:]], axis=0))

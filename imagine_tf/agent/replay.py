@@ -177,6 +177,33 @@ class EpisodeReplay:
             sampled_goal_ids=sampled_goals,
         )
 
+    def sample_cycle(self, count: int, batch_size: int) -> dict[str, np.ndarray]:
+        """``count`` batches of `sample` (the same draws, in the same order) as arrays
+        [U, B, ...] filled in place: the observations o_0, o_t, o_{t+1} (the update builds
+        s = [o, o − o_0] in its graph), a_t, the goal ids and embeddings, and the goals the
+        episodes were drawn for (``sampled_goal_ids``, −1: uniform)."""
+        dims = self.observations.shape[-1], self.actions.shape[-1], self.goal_embeddings.shape[-1]
+        shape = (count, batch_size)
+        cycle = {
+            "first_observations": np.empty((*shape, dims[0]), np.float32),
+            "observations": np.empty((*shape, dims[0]), np.float32),
+            "next_observations": np.empty((*shape, dims[0]), np.float32),
+            "actions": np.empty((*shape, dims[1]), np.float32),
+            "goal_ids": np.empty(shape, np.int64),
+            "goal_embeddings": np.empty((*shape, dims[2]), np.float32),
+            "sampled_goal_ids": np.empty(shape, np.int64),
+        }
+        for i in range(count):
+            episodes, cycle["sampled_goal_ids"][i] = self.sample_episodes(batch_size)
+            steps = self.rng.integers(0, self.episode_length, batch_size)
+            cycle["first_observations"][i] = self.observations[episodes, 0]
+            cycle["observations"][i] = self.observations[episodes, steps]
+            cycle["next_observations"][i] = self.observations[episodes, steps + 1]
+            cycle["actions"][i] = self.actions[episodes, steps]
+            cycle["goal_ids"][i] = self.goal_ids[episodes]
+            cycle["goal_embeddings"][i] = self.goal_embeddings[episodes]
+        return cycle
+
     def put(self, name: str, slots: np.ndarray, values: np.ndarray) -> None:
         """Writes one `EPISODE_FIELDS` array at slots (``achieved`` may have fewer goal
         columns than this replay: a checkpoint of a run with a smaller max_goals)."""

@@ -83,7 +83,7 @@ def _learner_rates(learner: Learner, root: pathlib.Path, actors: int, seconds: f
     processes, reader, container = _start(learner, root, actors, learner.config.queue_cycles)
     source = EpisodeQueueSource(reader, StopSignal())
     try:
-        updates_before = int(learner.agent.train_step_counter.numpy())
+        updates_before = int(learner.ddpg.train_step_counter.numpy())
         start, episodes, waiting = time.perf_counter(), 0, 0.0
         while time.perf_counter() - start < seconds:
             batch, spent = source()
@@ -93,7 +93,7 @@ def _learner_rates(learner: Learner, root: pathlib.Path, actors: int, seconds: f
             _publish(learner, container)
             episodes += len(batch)
         elapsed = time.perf_counter() - start
-        updates = int(learner.agent.train_step_counter.numpy()) - updates_before
+        updates = int(learner.ddpg.train_step_counter.numpy()) - updates_before
         return {
             "updates_per_s": updates / elapsed,
             "episodes_per_s": episodes / elapsed,

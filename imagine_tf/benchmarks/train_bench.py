@@ -110,7 +110,7 @@ def _collection_steps_per_second(learner, batch_size: int, repeats: int = 3) -> 
     config = dataclasses.replace(
         learner.config, episodes_per_cycle=batch_size, exploit_probability=0.0
     )
-    actor = EpisodeActor(RunBuilder(config), learner.agent.actor_network)
+    actor = EpisodeActor(RunBuilder(config), learner.ddpg.actor_network)
     actor.set_goals(learner.goal_view())
     actor.collect()  # tracing
     start = time.perf_counter()

@@ -145,10 +145,10 @@ def _export_policy_command(args: argparse.Namespace) -> int:
     try:
         learner = load_agent(args.root_dir)
         path = export_policy(
-            learner.agent.actor_network,
+            learner.ddpg.actor_network,
             args.model_base_path,
             args.version,
-            train_step=learner.agent.train_step_counter,
+            train_step=learner.ddpg.train_step_counter,
         )
     except RUN_READ_ERRORS as error:
         raise UsageError(str(error)) from None

@@ -18,6 +18,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.networks.adam import Adam
 from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch
 from imagine_tf.reward.memory import RewardMemory
@@ -36,7 +37,8 @@ class CoLearnedReward:
 
     def __init__(self, network: RewardNetwork, config: RewardModelConfig, seed: int = 0):
         self.network, self.config = network, config
-        self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
+        self.optimizer = Adam(config.resolved_learning_rate, name="reward_adam")
+        self.optimizer.build(network.trainable_variables)
         self._epoch = CompiledRewardEpoch(
             network, self.optimizer, config.batch_size, config.positive_ratio, seed
         )

@@ -21,7 +21,6 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.networks.adam_step import apply_gradients
 from imagine_tf.reward.network import RewardNetwork
 
 
@@ -63,7 +62,7 @@ class CompiledRewardEpoch:
     def __init__(
         self,
         network: RewardNetwork,
-        optimizer: tf.keras.optimizers.Optimizer,
+        optimizer,
         batch_size: int = 512,
         positive_ratio: float = 0.2,
         seed: int = 0,
@@ -178,7 +177,7 @@ class CompiledRewardEpoch:
             losses = tf.nn.sigmoid_cross_entropy_with_logits(labels, logits)
             loss = tf.reduce_sum(weights * losses) / tf.reduce_sum(weights)
         variables = network.trainable_variables
-        apply_gradients(self.optimizer, tape.gradient(loss, variables), variables)
+        self.optimizer.apply(tape.gradient(loss, variables), variables)
         return loss
 
     def _held_out_f1(self, goal_tokens, held_states, held_labels):

@@ -50,11 +50,11 @@ def make_learner(config: TrainConfig, root_dir) -> tuple[Learner, LearnerCheckpo
 
 def in_process_actor(learner: Learner) -> EpisodeSource:
     """An `EpisodeActor` in this process, acting with the learner's own actor network."""
-    actor = EpisodeActor(learner.builder, learner.agent.actor_network)
+    actor = EpisodeActor(learner.builder, learner.ddpg.actor_network)
     seen = [-1]
 
     def next_batch():
-        train_step = int(learner.agent.train_step_counter.numpy())
+        train_step = int(learner.ddpg.train_step_counter.numpy())
         if seen[0] != learner.goals_version:  # new goals or embeddings: refresh the cache
             actor.set_goals(learner.goal_view(), train_step)
             seen[0] = learner.goals_version

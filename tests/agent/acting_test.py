@@ -16,7 +16,7 @@ CONFIG = TrainConfig(episodes_per_cycle=6, final_layer_init="he_uniform")
 
 def make_actor(config=CONFIG):
     builder = RunBuilder(config)
-    learner_actor = builder.make_agent().actor_network  # encoder built by the agent's copy
+    learner_actor = builder.make_ddpg().actor_network  # encoder built by the target's copy
     learner_actor.set_encoder_weights(builder.make_reward_network().encoder)
     return builder, EpisodeActor(builder, learner_actor)
 
@@ -49,6 +49,7 @@ def test_greedy_actions_are_the_actor_on_the_stored_embedding_exploring_ones_are
     np.testing.assert_allclose(greedy.actions[:, 7], expected.numpy(), atol=1e-5)
     assert np.abs(greedy.actions).max() <= 1.0
     _, explorer = make_actor(dataclasses.replace(CONFIG, exploit_probability=0.0))
+    explorer.actor_network.action_layer.bias.assign([20.0] * 3)  # π = 1: noise crosses 1
     explorer.set_goals(GoalView(goals, embeddings))
     assert np.abs(explorer.collect().actions).max() > 1.0  # noisy actions stored unclipped
 

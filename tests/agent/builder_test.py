@@ -36,14 +36,15 @@ def test_the_agent_and_the_reward_learner_take_every_knob():
         ),
     )
     builder = RunBuilder(config)
-    agent = builder.make_agent()
-    assert agent._gamma == pytest.approx(0.9)
-    assert agent._target_update_tau == pytest.approx(0.2)  # tau = 1 - polyak
-    assert agent._target_update_period == 7 and agent._action_l2 == 0.5
-    assert float(agent.actor_optimizer.learning_rate) == pytest.approx(2e-3)
-    assert float(agent.critic_optimizer.learning_rate) == pytest.approx(3e-3)
-    assert agent._target_bounds is None  # clip_targets=False
-    exploring = agent.collect_policy
+    agent = builder.make_ddpg()
+    assert agent.gamma == pytest.approx(0.9)
+    assert agent.polyak == pytest.approx(0.8)
+    assert agent.target_update_period == 7 and agent.action_l2 == 0.5
+    assert agent.actor_optimizer.learning_rate == pytest.approx(2e-3)
+    assert agent.critic_optimizer.learning_rate == pytest.approx(3e-3)
+    assert agent.target_bounds is None  # clip_targets=False
+    env = builder.make_env(2, seed=0)
+    _, exploring, _ = builder.make_policies(agent.actor_network, env, seed=0)
     assert (exploring._noise_stddev, exploring._random_action_probability) == (0.1, 0.2)
     for network in (agent.actor_network, agent.critic_network):
         assert network.trunk.layers_before_sum[0].units == 16
@@ -59,12 +60,12 @@ def test_the_agent_and_the_reward_learner_take_every_knob():
 
 
 def test_the_defaults_clip_the_targets_as_the_reference():
-    agent = RunBuilder(TrainConfig(architecture="fc", hidden_units=8)).make_agent()
-    assert agent._target_bounds == pytest.approx((-50.0, 0.0))
+    agent = RunBuilder(TrainConfig(architecture="fc", hidden_units=8)).make_ddpg()
+    assert agent.target_bounds == pytest.approx((-50.0, 0.0))
 
 
 def test_a_binding_the_agent_would_ignore_names_the_field_to_bind():
-    import imagine_tf.training.train_eval  # noqa: F401 - registers DdpgAgent
+    import tf_agents.agents.ddpg.ddpg_agent  # noqa: F401 - registers DdpgAgent with gin
 
     check_agent_bindings()  # nothing bound
     gin.parse_config("DdpgAgent.gamma = 0.5")

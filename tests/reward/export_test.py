@@ -135,14 +135,14 @@ def test_policy_export_acts_like_the_trained_policy(tmp_path):
     from imagine_tf.agent.export import export_policy
 
     trainer = _tiny_trained_agent(tmp_path / "run")
-    path = export_policy(trainer.agent.actor_network, tmp_path / "policy")
+    path = export_policy(trainer.ddpg.actor_network, tmp_path / "policy")
     loaded = tf.saved_model.load(str(path))
     assert {"action", "act", "get_initial_state", "get_train_step"} <= set(loaded.signatures)
     goals = ["Grasp red cat", "Go left"]
     states = tf.random.uniform([2, 240], -1, 1)
     served = loaded.signatures["act"](goals=tf.constant(goals), states=states)["action"].numpy()
     embeddings = trainer.reward_network.encoder(tf.constant(goals))
-    expected, _ = trainer.agent.actor_network({"state": states, "goal": embeddings})
+    expected, _ = trainer.ddpg.actor_network({"state": states, "goal": embeddings})
     np.testing.assert_allclose(served, expected.numpy(), atol=1e-5)
     assert served.shape == (2, 3) and np.all(np.abs(served) <= 1)
     # Served over gRPC and REST, an exported policy acts as here: tests/client/tf_free_client_test.py
@@ -154,7 +154,7 @@ def test_a_bfloat16_run_reloads_in_bfloat16_and_exports_a_policy_that_acts_like_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no native bfloat16 on the CI machine: emulated, slower
         trainer = _tiny_trained_agent(tmp_path / "run", compute_dtype="bfloat16")
-    actor = trainer.agent.actor_network
+    actor = trainer.ddpg.actor_network
     assert actor.trunk.layers_before_sum[0].dtype_policy.name == "mixed_bfloat16"
     path = export_policy(actor, tmp_path / "policy")
     loaded = tf.saved_model.load(str(path))

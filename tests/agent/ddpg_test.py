@@ -1,11 +1,13 @@
-"""ImagineDdpgAgent: the reference's critic target clipping, actor penalty, target schedule."""
+"""Ddpg: the reference's critic target clipping, losses, action penalty and target schedule."""
 
 import numpy as np
 import tensorflow as tf
+from tf_agents.policies import actor_policy
 from tf_agents.specs import tensor_spec
-from tf_agents.trajectories import policy_step, time_step as ts, trajectory
+from tf_agents.trajectories import time_step as ts
 
-from imagine_tf.agent.ddpg_agent import ImagineDdpgAgent
+from imagine_tf.agent.ddpg import Ddpg
+from imagine_tf.agent.exploration_policy import GaussianEpsilonPolicy
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.agent.actor_network import ActorNetwork
 from imagine_tf.agent.critic_network import CriticNetwork
@@ -23,12 +25,13 @@ def make_agent(architecture="fc", **kwargs):
     tf.keras.utils.set_random_seed(0)
     actor = ActorNetwork(OBSERVATION_SPEC, ACTION_SPEC, architecture, WORDS, LENGTH)
     critic = CriticNetwork((OBSERVATION_SPEC, ACTION_SPEC), architecture, WORDS, LENGTH)
-    agent = ImagineDdpgAgent(TIME_STEP_SPEC, ACTION_SPEC, actor, critic, seed=1, **kwargs)
-    agent.initialize()
-    return agent
+    for network in (actor, critic):
+        network.create_variables()
+    return Ddpg(actor, critic, **kwargs)
 
 
 def transitions(batch=8, seed=0, reward=None):
+    """(observation, actions, next observation, rewards) of ``batch`` random transitions."""
     rng = np.random.default_rng(seed)
 
     def observation():
@@ -37,29 +40,21 @@ def transitions(batch=8, seed=0, reward=None):
         return {"state": tf.constant(state), "goal": tf.constant(goal)}
 
     rewards = reward if reward is not None else -(rng.random(batch) < 0.5).astype(np.float32)
-    first = ts.TimeStep(
-        tf.fill([batch], ts.StepType.MID), tf.zeros([batch]), tf.ones([batch]), observation()
-    )
-    second = ts.TimeStep(
-        tf.fill([batch], ts.StepType.MID),
-        tf.constant(rewards, tf.float32),
-        tf.ones([batch]),
-        observation(),
-    )
+    first, second = observation(), observation()
     actions = tf.constant(rng.uniform(-1, 1, (batch, 3)), tf.float32)
-    return trajectory.Transition(first, policy_step.PolicyStep(actions), second)
+    return first, actions, second, tf.constant(rewards, tf.float32)
 
 
 def test_td_targets_are_clipped_to_the_reachable_returns():
     agent = make_agent()
-    batch = transitions()
+    _, _, following, rewards = transitions()
     bias = agent.target_critic_network.value_layer.bias
     for value, expected in ((100.0, 0.0), (-1000.0, -50.0)):
         bias.assign([value])
-        np.testing.assert_allclose(agent.td_targets(batch.next_time_step), np.full(8, expected))
+        np.testing.assert_allclose(agent.td_targets(following, rewards), np.full(8, expected))
     unclipped = make_agent(clip_targets=False)
-    unclipped._target_critic_network.value_layer.bias.assign([100.0])
-    assert np.all(unclipped.td_targets(batch.next_time_step).numpy() > 50)
+    unclipped.target_critic_network.value_layer.bias.assign([100.0])
+    assert np.all(unclipped.td_targets(following, rewards).numpy() > 50)
 
 
 def hand_set(layer, kernel=(), bias=()):
@@ -90,69 +85,76 @@ def test_td_targets_and_critic_loss_match_hand_computed_values():
     hand_set(agent.target_actor_network.action_layer, [((0, 0), 1.0)])
     hand_set_critic(agent.target_critic_network, -150.0)
     hand_set_critic(agent.critic_network, -120.0)
-    # Rows: (s′_0, s′_1, r, d).
+    # Rows: (s′_0, s′_1, r).
     rows = np.array(
-        [
-            [0.0, 1.0, 0.0, 1.0],
-            [1.0, 1.5, 0.0, 1.0],
-            [-1.0, -1.0, -1.0, 1.0],
-            [-1.0, -1.0, -1.0, 0.0],
-            [0.5, 0.0, -1.0, 1.0],
-        ],
-        np.float32,
+        [[0.0, 1.0, 0.0], [1.0, 1.5, 0.0], [-1.0, -1.0, -1.0], [0.5, 0.0, -1.0]], np.float32
     )
-    batch = transitions(batch=len(rows))
-    state = batch.next_time_step.observation["state"].numpy()
+    observation, actions, following, _ = transitions(batch=len(rows))
+    state = following["state"].numpy()
     state[:, :2] = rows[:, :2]
-    next_time_step = batch.next_time_step._replace(
-        reward=tf.constant(rows[:, 2]),
-        discount=tf.constant(rows[:, 3]),
-        observation=dict(batch.next_time_step.observation, state=tf.constant(state)),
-    )
+    following = dict(following, state=tf.constant(state))
     q_next = 10.0 * (np.tanh(rows[:, 0] + 2.0) + 2.0) + 40.0 * (rows[:, 1] + 2.0) - 150.0
-    raw = rows[:, 2] + 0.98 * rows[:, 3] * q_next
+    raw = rows[:, 2] + 0.98 * q_next  # bootstraps at every step: the episodes are truncated
     expected = np.clip(raw, -1.0 / (1.0 - 0.98), 0.0)
-    assert raw[1] > 0 and raw[2] < -50 and -50 < raw[0] < 0 and expected[3] == -1.0
-    np.testing.assert_allclose(agent.td_targets(next_time_step), expected, rtol=1e-5, atol=1e-4)
+    assert raw[1] > 0 and raw[2] < -50 and -50 < raw[0] < 0
+    targets = agent.td_targets(following, tf.constant(rows[:, 2]))
+    np.testing.assert_allclose(targets, expected, rtol=1e-5, atol=1e-4)
     # The critic loss is the mean squared TD error against Q(s, a) = 10 (a_0 + 2) + ... − 120.
-    states, actions = batch.time_step.observation["state"].numpy(), batch.action_step.action
+    states = observation["state"].numpy()
     q = 10.0 * (actions.numpy()[:, 0] + 2.0) + 40.0 * (states[:, 1] + 2.0) - 120.0
     np.testing.assert_allclose(
-        agent.critic_network((batch.time_step.observation, actions))[0], q, rtol=1e-5, atol=1e-4
+        agent.critic_network((observation, actions))[0], q, rtol=1e-5, atol=1e-4
     )
-    loss = agent.critic_loss(batch.time_step, actions, next_time_step)
+    loss = agent.critic_step(observation, actions, targets)  # the loss before its step
     np.testing.assert_allclose(loss, np.mean(np.square(expected - q)), rtol=1e-5)
 
 
-def test_losses_are_the_references():
-    agent = make_agent()
-    batch = transitions()
-    observation = batch.time_step.observation
-    actions, _ = agent.actor_network(observation)
-    q_values, _ = agent.critic_network((observation, actions))
-    expected_actor = -np.mean(q_values) + np.mean(np.square(actions))
-    np.testing.assert_allclose(agent.actor_loss(batch.time_step), expected_actor, rtol=1e-5)
-    q_taken, _ = agent.critic_network((observation, batch.action_step.action))
-    expected_critic = np.mean(np.square(agent.td_targets(batch.next_time_step) - q_taken))
-    loss = agent.critic_loss(batch.time_step, batch.action_step.action, batch.next_time_step)
-    np.testing.assert_allclose(loss, expected_critic, rtol=1e-5)
+def test_the_update_is_the_critic_step_then_the_actor_step_on_the_updated_critic():
+    agent, other = make_agent(), make_agent()
+    observation, actions, following, rewards = transitions()
+    targets = agent.td_targets(following, rewards)
+    q_taken, _ = agent.critic_network((observation, actions))
+    expected_critic = np.mean(np.square(targets - q_taken))
+    loss = agent.update(observation, actions, targets)
+    critic_loss = other.critic_step(observation, actions, targets)  # by hand, in order
+    policy_actions, _ = other.actor_network(observation)
+    q_values, _ = other.critic_network((observation, policy_actions))  # the updated critic
+    expected_actor = -np.mean(q_values) + np.mean(np.square(policy_actions))
+    np.testing.assert_allclose(critic_loss, expected_critic, rtol=1e-5)
+    np.testing.assert_allclose(loss, expected_critic + expected_actor, rtol=1e-5)
+    np.testing.assert_allclose(other.actor_step(observation), expected_actor, rtol=1e-5)
+    for a, b in zip(agent.actor_network.get_weights(), other.actor_network.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    assert int(agent.train_step_counter.numpy()) == 1
 
 
 def test_targets_move_once_per_cycle_of_50_updates():
     agent = make_agent(target_update_period=5)
     target = agent.target_actor_network.trainable_variables[0]
+    frozen = agent.target_actor_network.encoder.variables[0]
     initial = target.numpy().copy()
-    batch = transitions()
+    observation, actions, following, rewards = transitions()
     for update in range(1, 11):
-        loss = agent.train(batch)
-        assert np.isfinite(loss.loss.numpy())
+        loss = agent.update(observation, actions, agent.td_targets(following, rewards))
+        assert np.isfinite(loss.numpy())
         moved = not np.allclose(target.numpy(), initial)
         assert moved == (update >= 5), update
         if update == 5:
             after_first = target.numpy().copy()
             main = agent.actor_network.trainable_variables[0].numpy()
-    # polyak 0.95: target = 0.95 target + 0.05 main (main after update 5).
+    # polyak 0.95: target = 0.95 target + 0.05 main (main after update 5); the frozen
+    # encoder is copied, not averaged
     np.testing.assert_allclose(after_first, 0.95 * initial + 0.05 * main, atol=1e-6)
+    np.testing.assert_array_equal(frozen.numpy(), agent.actor_network.encoder.variables[0].numpy())
+
+
+def test_bad_settings_are_refused_with_what_to_give():
+    import pytest
+
+    with pytest.raises(ValueError, match="polyak must be in"):
+        make_agent(polyak=1.5)
+    with pytest.raises(ValueError, match="target_update_period must be >= 1"):
+        make_agent(target_update_period=0)
 
 
 def test_exploration_adds_noise_and_random_actions():
@@ -160,9 +162,16 @@ def test_exploration_adds_noise_and_random_actions():
     # π(s) = 1 everywhere (saturated output), so that a noisy action (1 + N(0, 0.2)) and a
     # uniform one (U[-1, 1]) are told apart by their distance to π, whatever the init.
     agent.actor_network.action_layer.bias.assign([20.0, 20.0, 20.0])
-    time_step = transitions(batch=2000).time_step
-    greedy = agent.policy.action(time_step).action.numpy()
-    explored = agent.collect_policy.action(time_step).action.numpy()
+    observation = transitions(batch=2000)[0]
+    time_step = ts.TimeStep(
+        tf.fill([2000], ts.StepType.MID), tf.zeros([2000]), tf.ones([2000]), observation
+    )
+    greedy_policy = actor_policy.ActorPolicy(TIME_STEP_SPEC, ACTION_SPEC, agent.actor_network)
+    unclipped = actor_policy.ActorPolicy(
+        TIME_STEP_SPEC, ACTION_SPEC, agent.actor_network, clip=False
+    )
+    greedy = greedy_policy.action(time_step).action.numpy()
+    explored = GaussianEpsilonPolicy(unclipped, 0.2, 0.3, seed=1).action(time_step).action.numpy()
     np.testing.assert_allclose(greedy, 1.0)
     changed = np.abs(explored - greedy)
     assert explored.shape == (2000, 3)
@@ -189,21 +198,3 @@ def test_goal_encoder_reaches_all_four_networks():
     ):
         for mine, theirs in zip(network.encoder.get_weights(), expected):
             np.testing.assert_array_equal(mine, theirs)
-
-
-def test_adams_step_is_ours_unless_tf_agents_clips_or_summarizes(monkeypatch):
-    """`networks/adam_step.py` takes the step; with gradient clipping or gradient summaries on,
-    TF-Agents' own `_apply_gradients` does (and Keras's `apply_gradients`)."""
-    from imagine_tf.agent import ddpg_agent
-
-    ours = []
-    original = ddpg_agent.apply_gradients
-    monkeypatch.setattr(
-        ddpg_agent, "apply_gradients", lambda *args: ours.append(1) or original(*args)
-    )
-    plain, summarizing = make_agent(), make_agent()
-    summarizing._summarize_grads_and_vars = True
-    plain.train(transitions())
-    assert len(ours) == 2  # the critic's step and the actor's
-    summarizing.train(transitions())
-    assert len(ours) == 2 and int(summarizing.critic_optimizer.iterations.numpy()) == 1
