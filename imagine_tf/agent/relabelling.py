@@ -216,7 +216,9 @@ class HerRelabeler:
         discovered_first = tf.argsort(tf.where(imagined, 2.0, keys), axis=-1)[:, :from_discovered]
         return tf.cast(tf.concat([imagined_first, discovered_first], axis=-1), tf.int64)
 
-    def draw_cycle_keys(self, count, num_goals, num_candidates: int, batch_size: int, imagined=None, imagining=False):
+    def draw_cycle_keys(
+        self, count, num_goals, num_candidates: int, batch_size: int, imagined=None, imagining=False
+    ):
         """The random keys of ``count`` updates, drawn in the order single updates draw them
         (per update: the candidates' keys, then the relabelling's): (candidate keys float
         [U, num_goals], relabelling keys float [U, B, K])."""

@@ -72,12 +72,20 @@ class UpdateCycle:
         self.ddpg, self.relabeler = ddpg, relabeler
         self.embedding_table, self.imagined_mask = embedding_table, imagined_mask
         self.batch_size, self.num_candidates = batch_size, num_candidates
-        sizes = {"o": [observation_dim], "a": [action_dim], "e": [embedding_table.shape[-1]], "": []}
+        sizes = {
+            "o": [observation_dim],
+            "a": [action_dim],
+            "e": [embedding_table.shape[-1]],
+            "": [],
+        }
         specs = [
             tf.TensorSpec([None, batch_size] + sizes[size], dtype, name)
             for name, (dtype, size) in CYCLE_FIELDS.items()
         ]
-        scalars = [tf.TensorSpec([], tf.int32, "num_goals"), tf.TensorSpec([], tf.bool, "imagining")]
+        scalars = [
+            tf.TensorSpec([], tf.int32, "num_goals"),
+            tf.TensorSpec([], tf.bool, "imagining"),
+        ]
         # No AutoGraph: the loops are written as tf.while_loop.
         self._function = tf.function(
             self._updates, autograph=False, input_signature=[tuple(specs), *scalars]
@@ -107,13 +115,13 @@ class UpdateCycle:
 
     # -- in the graph --------------------------------------------------------------------------
     def _updates(self, arrays, num_goals, imagining):
+        """The module docstring's steps 1–3, then the U steps: (loss, share of r = 0) [U, 2]."""
         fields = dict(zip(CYCLE_FIELDS, arrays))
         first = fields["first_observations"]
         states = tf.concat([fields["observations"], fields["observations"] - first], axis=-1)
         next_states = tf.concat(
             [fields["next_observations"], fields["next_observations"] - first], axis=-1
         )
-        count, batch = tf.shape(states)[0], tf.shape(states)[1]
         relabelled = self._relabel(states, next_states, fields, num_goals, imagining)
         rewards = relabelled.rewards  # [U, B]
         targets = self._targets(next_states, relabelled.goal_embeddings, rewards)
@@ -132,7 +140,9 @@ class UpdateCycle:
 
         def chunked(tensor):  # [U, B, ...] -> [chunks, TARGET_CHUNK · B, ...], zeros at the end
             flat = tf.reshape(tensor, tf.concat([[count * batch], tf.shape(tensor)[2:]], 0))
-            padding = tf.concat([[[0, rows - count * batch]], tf.zeros([tf.rank(flat) - 1, 2], tf.int32)], 0)
+            padding = tf.concat(
+                [[[0, rows - count * batch]], tf.zeros([tf.rank(flat) - 1, 2], tf.int32)], 0
+            )
             padded = tf.pad(flat, padding)
             return tf.reshape(padded, tf.concat([[chunks, -1], tf.shape(tensor)[2:]], 0))
 
@@ -180,7 +190,12 @@ class UpdateCycle:
         relabeler, table = self.relabeler, self.embedding_table
         imagined = self.imagined_mask[:num_goals]
         candidate_keys, keys = relabeler.draw_cycle_keys(
-            tf.shape(states)[0], num_goals, self.num_candidates, self.batch_size, imagined, imagining
+            tf.shape(states)[0],
+            num_goals,
+            self.num_candidates,
+            self.batch_size,
+            imagined,
+            imagining,
         )
         candidates = relabeler.candidates_from_keys(
             candidate_keys, self.num_candidates, imagined, imagining

@@ -6,10 +6,8 @@
 * **test**: every state s_0..s_T of the held-out episodes (every 10th), labelled for every goal
   (train and test goals): the per-goal F1 is computed there.
 
-`training_batches` draws balanced batches the way the reference does: a goal uniformly among
-the training goals that have both a positive and a negative state, then, with probability
-`positive_ratio`, a random positive state of that goal, else a random negative one. With
-``positive_ratio=None`` it samples (state, goal) pairs uniformly (the natural distribution).
+Training draws its balanced batches in the graph (`imagine_tf.reward.training`), from the
+CSR tables of `grouped_rows`.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import pathlib
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -174,46 +172,6 @@ def load_supervised_data(
     )
 
 
-def training_batches(
-    data: SupervisedData,
-    batch_size: int = 512,
-    positive_ratio: float | None = 0.5,
-    seed: int = 0,
-    goal_mask: np.ndarray | None = None,
-) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Endless batches (states float32 [B, D], goal indices int [B], labels float32 [B]).
-
-    Args:
-      data: the supervised data.
-      batch_size: B.
-      positive_ratio: probability of a positive example, or None for uniform pairs.
-      seed: sampling seed.
-      goal_mask: bool [G], the goals that may be sampled (default: training goals).
-    """
-    rng = np.random.default_rng(seed)
-    labels = data.train_labels
-    allowed = ~data.is_test_goal if goal_mask is None else goal_mask
-    if positive_ratio is None:
-        columns = np.flatnonzero(allowed)
-        while True:
-            rows = rng.integers(0, len(labels), batch_size)
-            goal_ids = columns[rng.integers(0, len(columns), batch_size)]
-            yield data.train_states[rows], goal_ids, labels[rows, goal_ids].astype(np.float32)
-    positives, negatives = grouped_rows(labels), grouped_rows(~labels)
-    usable = allowed & (positives.count > 0) & (negatives.count > 0)
-    columns = np.flatnonzero(usable)
-    if columns.size == 0:
-        raise ValueError("No training goal has both positive and negative states in this data.")
-    while True:
-        goal_ids = columns[rng.integers(0, len(columns), batch_size)]
-        positive = rng.random(batch_size) < positive_ratio
-        uniform = rng.random(batch_size)
-        rows = np.where(
-            positive, positives.draw(goal_ids, uniform), negatives.draw(goal_ids, uniform)
-        )
-        yield data.train_states[rows], goal_ids, positive.astype(np.float32)
-
-
 @dataclasses.dataclass
 class GroupedRows:
     """The row indices where each column of a bool matrix is True, in CSR form."""
@@ -221,12 +179,6 @@ class GroupedRows:
     rows: np.ndarray
     start: np.ndarray
     count: np.ndarray
-
-    def draw(self, columns: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-        """One uniformly drawn row per column (columns with no row give row 0)."""
-        count = np.maximum(self.count[columns], 1)
-        picked = self.start[columns] + (uniform * count).astype(np.int64)
-        return self.rows[np.minimum(picked, len(self.rows) - 1)] if len(self.rows) else picked * 0
 
 
 def grouped_rows(matrix: np.ndarray) -> GroupedRows:

@@ -54,7 +54,9 @@ class Adam(tf.Module):
             raise ValueError("This Adam is built already: one optimizer per variable list.")
         for variable in variables:
             if variable.dtype != tf.float32:
-                raise TypeError(f"Adam trains float32 variables, got {variable.name}: {variable.dtype}.")
+                raise TypeError(
+                    f"Adam trains float32 variables, got {variable.name}: {variable.dtype}."
+                )
             name = variable.name.split(":")[0].replace("/", "_")
             self.m.append(tf.Variable(tf.zeros_like(variable), trainable=False, name=f"m_{name}"))
             self.v.append(tf.Variable(tf.zeros_like(variable), trainable=False, name=f"v_{name}"))

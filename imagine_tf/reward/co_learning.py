@@ -2,8 +2,9 @@
 
 An update: hold out the most recent min(n_new, 120) final states; train up to 100 "epochs" of
 200 balanced batches of 512; after each epoch measure the mean per-goal F1 on the held-out
-states; keep the best weights; stop after 15 epochs without improvement and restore the best.
-Each epoch is one compiled call (`CompiledRewardEpoch`). Adam's state persists across updates (one optimizer for the whole run).
+states; keep the best weights; stop after 15 epochs without improvement and restore the best
+(`RewardTrainer`, the procedure of supervised runs too). Adam's state persists across updates
+(one optimizer for the whole run).
 
 Choice: the mean is over the goals with a positive held-out state. The reference counts the
 other goals as 0 (NaN → 0), which divides the same sum by all discovered goals: a factor that
@@ -16,17 +17,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import tensorflow as tf
 
-from imagine_tf.networks.adam import Adam
 from imagine_tf.reward.network import RewardNetwork
-from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch
 from imagine_tf.reward.memory import RewardMemory
 from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.training import RewardTrainer
 
 
 class CoLearnedReward:
-    """Trains a `RewardNetwork` from a `RewardMemory`, update after update.
+    """Retrains a `RewardNetwork` from a `RewardMemory`, update after update (`RewardTrainer`).
 
     Args:
       network: the reward network (trained in place), built from ``config``.
@@ -37,16 +36,17 @@ class CoLearnedReward:
 
     def __init__(self, network: RewardNetwork, config: RewardModelConfig, seed: int = 0):
         self.network, self.config = network, config
-        self.optimizer = Adam(config.resolved_learning_rate, name="reward_adam")
-        self.optimizer.build(network.trainable_variables)
-        self._epoch = CompiledRewardEpoch(
-            network, self.optimizer, config.batch_size, config.positive_ratio, seed
-        )
+        self.trainer = RewardTrainer(network, config, seed)
+
+    @property
+    def optimizer(self):
+        """The reward model's Adam (one for the whole run)."""
+        return self.trainer.optimizer
 
     def held_out_f1(self, states: np.ndarray, labels: np.ndarray, goal_tokens: np.ndarray) -> float:
         """Mean F1 of states [S, D] against labels bool [S, G] over the goals with a positive
         held-out state (0 if none has): a goal never achieved in the held-out states has no F1."""
-        return self._epoch.held_out_f1(goal_tokens, states, labels)
+        return self.trainer.held_out_f1(goal_tokens, states, labels)
 
     def update(self, memory: RewardMemory, goal_tokens: np.ndarray, num_new: int) -> dict:
         """One update on the memory; ``goal_tokens`` int [G_d, L] of the discovered goals.
@@ -54,26 +54,16 @@ class CoLearnedReward:
         Returns {"epochs", "held_out_f1" (best), "seconds", "held_out_states"}.
         """
         start, config = time.perf_counter(), self.config
-        num_goals = len(goal_tokens)
         held_out = memory.held_out_rows(num_new, config.max_held_out)
-        held_states = memory.states[held_out]
-        held_labels = memory.positives[held_out, :num_goals]
-        run = self._epoch.bind(
-            memory.sampling_tables(exclude_rows=held_out), goal_tokens, held_states, held_labels
+        stopping = self.trainer.train(
+            memory.sampling_tables(exclude_rows=held_out),
+            goal_tokens,
+            memory.states[held_out],
+            memory.positives[held_out, : len(goal_tokens)],
         )
-        best_f1, best_weights, since_best, epoch = -1.0, None, 0, 0
-        while epoch < config.max_epochs and since_best < config.patience:
-            f1 = run(config.batches_per_epoch)
-            epoch += 1
-            if f1 > best_f1:
-                best_f1, best_weights, since_best = f1, self.network.get_weights(), 0
-            else:
-                since_best += 1
-        if best_weights is not None:
-            self.network.set_weights(best_weights)
         return {
-            "epochs": epoch,
-            "held_out_f1": best_f1,
+            "epochs": int(stopping.epoch.numpy()),
+            "held_out_f1": float(stopping.best_f1.numpy()),
             "seconds": time.perf_counter() - start,
             "held_out_states": int(len(held_out)),
         }

@@ -21,6 +21,8 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
+from imagine_tf.data.supervised import grouped_rows
+from imagine_tf.reward.f1 import mean_f1
 from imagine_tf.reward.network import RewardNetwork
 
 
@@ -46,6 +48,35 @@ class SamplingTables:
     negative_count: np.ndarray
     present: np.ndarray
     both: np.ndarray
+
+
+def sampling_tables(
+    states: np.ndarray,
+    positives: np.ndarray,
+    negatives: np.ndarray,
+    present: np.ndarray | None = None,
+) -> SamplingTables:
+    """`SamplingTables` of states [S, D] labelled by bool [S, G] matrices of positive and
+    negative (state, goal) pairs (a pair in neither is never drawn); ``present`` bool [G]: the
+    goals trained and measured (default: those with a drawable pair)."""
+    positive, negative = grouped_rows(positives), grouped_rows(negatives)
+    if present is None:
+        present = (positives | negatives).any(axis=0)
+    present = np.flatnonzero(present)
+    if present.size == 0:
+        raise ValueError("No goal has a labelled state: nothing to train the reward on.")
+    spare = np.zeros(1, np.int64)
+    return SamplingTables(
+        states=np.asarray(states, np.float32),
+        positive_rows=np.concatenate([positive.rows, spare]),
+        positive_start=positive.start.astype(np.int64),
+        positive_count=positive.count.astype(np.int64),
+        negative_rows=np.concatenate([negative.rows, spare]),
+        negative_start=negative.start.astype(np.int64),
+        negative_count=negative.count.astype(np.int64),
+        present=present.astype(np.int64),
+        both=(positive.count > 0) & (negative.count > 0),
+    )
 
 
 class CompiledRewardEpoch:
@@ -194,14 +225,7 @@ class CompiledRewardEpoch:
             network.encoder(goal_tokens),
             playground_states=network.architecture == "ma",
         )
-        predicted = probabilities > 0.5
-        true_positive = _count(predicted & held_labels)
-        false_positive = _count(predicted & ~held_labels)
-        false_negative = _count(~predicted & held_labels)
-        scored = tf.reduce_any(held_labels, axis=0)
-        f1 = 2 * true_positive / tf.maximum(2 * true_positive + false_positive + false_negative, 1)
-        scored_count = tf.reduce_sum(tf.cast(scored, tf.float32))
-        return tf.reduce_sum(tf.where(scored, f1, 0.0)) / tf.maximum(scored_count, 1.0)
+        return mean_f1(probabilities > 0.5, held_labels)
 
 
 def _draw(grouped, goals, uniform):
@@ -211,7 +235,3 @@ def _draw(grouped, goals, uniform):
         uniform * tf.cast(tf.maximum(tf.gather(count, goals), 1), tf.float32), tf.int64
     )
     return tf.gather(rows, tf.minimum(picked, tf.cast(tf.size(rows) - 1, tf.int64)))
-
-
-def _count(mask):
-    return tf.reduce_sum(tf.cast(mask, tf.float32), axis=0)

@@ -26,7 +26,7 @@ import numpy as np
 
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
-from imagine_tf.reward.supervised_training import f1_per_goal
+from imagine_tf.reward.f1 import f1_per_goal
 
 PROBE_SEED = 2020
 
@@ -61,7 +61,7 @@ class GoalProbe:
         columns = [c for c in columns if self.labels[:, c].any()]
         if not columns:
             return None
-        return float(np.mean(f1_per_goal(predicted[:, columns], self.labels[:, columns])))
+        return float(np.mean(f1_per_goal(predicted[:, columns], self.labels[:, columns]).numpy()))
 
 
 class TestGoalProbe(GoalProbe):

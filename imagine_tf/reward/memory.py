@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from imagine_tf.data.supervised import grouped_rows
-from imagine_tf.reward.compiled_epoch import SamplingTables
+from imagine_tf.reward.compiled_epoch import SamplingTables, sampling_tables
 
 
 class RewardMemory:
@@ -97,20 +96,12 @@ class RewardMemory:
         if exclude_rows is not None:
             usable[exclude_rows] = False
         used = (slice(0, self.size), slice(0, self.used_goals))
-        positives = grouped_rows(self.positives[used] & usable[:, None])
-        negatives = grouped_rows(self.negatives[used] & usable[:, None])
-        present = np.flatnonzero((self.positives[used] | self.negatives[used]).any(axis=0))
-        if present.size == 0:
+        labelled = (self.positives[used] | self.negatives[used]).any(axis=0)
+        if not labelled.any():
             raise ValueError("The reward memory has no labelled goal yet.")
-        spare = np.zeros(1, np.int64)
-        return SamplingTables(
-            states=self.states[: self.size],
-            positive_rows=np.concatenate([positives.rows, spare]),
-            positive_start=positives.start.astype(np.int64),
-            positive_count=positives.count.astype(np.int64),
-            negative_rows=np.concatenate([negatives.rows, spare]),
-            negative_start=negatives.start.astype(np.int64),
-            negative_count=negatives.count.astype(np.int64),
-            present=present.astype(np.int64),
-            both=(positives.count > 0) & (negatives.count > 0),
+        return sampling_tables(
+            self.states[: self.size],
+            self.positives[used] & usable[:, None],
+            self.negatives[used] & usable[:, None],
+            present=labelled,  # held-out rows included: they are measured
         )

@@ -1,17 +1,15 @@
 """Supervised training of a reward network, and its F1 evaluation (Colas et al. 2020, IMAGINE; flowersteam/Imagine).
 
-Recipe: batches of 512 balanced examples (`imagine_tf.data.supervised.training_batches`),
-binary cross-entropy computed from the network's logits (`RewardNetwork.logits`; through the
-rescaled OR output the gradient vanishes once all modules say "no"), Adam (lr 1e-3 for MA and MA-pairs, 1e-4 for
-FA and FC), "epochs" of 200 batches. After every epoch the mean per-goal F1 is measured on a
-**validation** set — the final states of 10 % of the *training* episodes, training goals only —
-and the best weights are kept; training stops after `patience` epochs without improvement or at
-`max_epochs`. The test states are touched once, at the end. (The reference evaluated on its test
-trajectories; using separate validation states keeps the test F1 honest.)
-
-F1 of a goal over a set of states: 2 TP / (2 TP + FP + FN), with "positive" = probability > 0.5.
-A goal without any positive state there has no F1 (NaN); means are taken over the goals that
-have one, and how many were left out is reported.
+The procedure is co-training's (`reward/training.py`, `RewardTrainer`): reward-epochs of 200
+balanced batches of 512 drawn in the graph (per batch, the training goals, each with a positive
+state with probability ρ, else a negative one), binary cross-entropy of the network's logits,
+Adam (lr 1e-3 for MA and MA-pairs, 1e-4 for FA and FC); after every reward-epoch the mean
+per-goal F1 (`reward/f1.py`) on a **validation** set — the final states of 10 % of the
+*training* episodes, training goals only — and the best weights kept; training stops after
+`patience` epochs without improvement or at `max_epochs`. The test states are touched once, at
+the end. (The reference evaluated on its test trajectories; using separate validation states
+keeps the test F1 honest.) A goal without any positive state in a set has no F1 (NaN); means
+are taken over the goals that have one, and how many were left out is reported.
 
 The run directory holds TensorBoard summaries, a checkpoint per epoch (training resumes from the
 latest one), `network.json` (the network's config), `best.weights.h5` and, at the end,
@@ -32,12 +30,14 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.networks.adam_step import apply_gradients
 from imagine_tf.atomic_files import replacing, write_text_atomically
-from imagine_tf.data.supervised import SupervisedData, training_batches
+from imagine_tf.data.supervised import SupervisedData
 from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.reward.compiled_epoch import sampling_tables
+from imagine_tf.reward.f1 import f1_per_goal
 from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward import kept_probabilities
+from imagine_tf.reward.training import EarlyStopping, RewardTrainer
 from imagine_tf.reward.layout import (
     BEST_WEIGHTS,
     CHECKPOINTS,
@@ -78,38 +78,6 @@ def check_same_network(stored: dict, wanted: dict, root_dir: str | os.PathLike) 
             + f"). Resume it with {how} (same goal set, architecture and sizes), "
             "or train into a new --root-dir. Nothing was changed."
         )
-
-
-def make_train_step(network: RewardNetwork, optimizer: tf.keras.optimizers.Optimizer) -> Callable:
-    """A compiled Adam step ``step(states [B, D], goal_tokens [G, L], goal_rows [B], labels [B])``.
-
-    The LSTM runs once over the G goal sentences and the batch gathers
-    its rows of their embeddings (G ≤ a few hundred goals instead of B = 512 examples); the loss
-    is the binary cross-entropy of the logits (`RewardNetwork.head_logits`). Returns the loss.
-    """
-
-    @tf.function(reduce_retracing=True, autograph=False)
-    def step(states, goal_tokens, goal_rows, labels):
-        with tf.GradientTape() as tape:
-            embeddings = network.encoder(goal_tokens)  # [G, E]
-            logits = network.head_logits(states, tf.gather(embeddings, goal_rows))
-            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels, logits))
-        variables = network.trainable_variables
-        apply_gradients(optimizer, tape.gradient(loss, variables), variables)
-        return loss
-
-    return step
-
-
-def f1_per_goal(predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """F1 of each column, float [G] (NaN where a goal has no positive label)."""
-    predicted, labels = predicted.astype(bool), labels.astype(bool)
-    true_positive = np.sum(predicted & labels, axis=0)
-    false_positive = np.sum(predicted & ~labels, axis=0)
-    false_negative = np.sum(~predicted & labels, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = 2 * true_positive / (2 * true_positive + false_positive + false_negative)
-    return np.where(labels.any(axis=0), f1, np.nan)
 
 
 def score_matrix(
@@ -202,12 +170,6 @@ class SupervisedTrainer:
         self.root_dir = pathlib.Path(root_dir)
         self.vocabulary = vocabulary or Vocabulary.from_goals(list(data.goals))
         self.goal_tokens = self.vocabulary.encode(list(data.goals))
-        # The LSTM runs once per step over the training goals' sentences (G_train rows, e.g.
-        # 191) and the batch gathers its embeddings, instead of once per example (512 rows).
-        train_columns = np.flatnonzero(~data.is_test_goal)
-        self._train_goal_tokens = tf.constant(self.goal_tokens[train_columns])
-        self._train_goal_row = np.full(len(data.goals), -1, dtype=np.int64)
-        self._train_goal_row[train_columns] = np.arange(len(train_columns))
         tf.keras.utils.set_random_seed(config.seed)
         self.network = network or RewardNetwork(
             config.architecture,
@@ -219,24 +181,22 @@ class SupervisedTrainer:
             pair_gate=config.pair_gate,
             pair_relations=config.pair_relations,
         )
-        self.optimizer = tf.keras.optimizers.Adam(config.resolved_learning_rate)
-        self._step = make_train_step(self.network, self.optimizer)
         self._split_validation()
-        self.epoch = tf.Variable(0, dtype=tf.int64, name="epoch")
-        self.best_f1 = tf.Variable(-1.0, dtype=tf.float64, name="best_f1")
-        self.since_best = tf.Variable(0, dtype=tf.int64, name="epochs_since_best")
+        self.network(self._example_batch())  # built before its optimizer
+        self.trainer = RewardTrainer(self.network, config, seed=config.seed)
+        self.stopping = EarlyStopping()
         # Training time summed over every session of a resumed run; and when the best came.
         self.training_seconds = tf.Variable(0.0, dtype=tf.float64, name="training_seconds")
-        self.best_epoch = tf.Variable(0, dtype=tf.int64, name="best_epoch")
         self.seconds_to_best = tf.Variable(0.0, dtype=tf.float64, name="seconds_to_best")
         self.checkpoint = tf.train.Checkpoint(
             network=self.network,
-            optimizer=self.optimizer,
-            epoch=self.epoch,
-            best_f1=self.best_f1,
-            since_best=self.since_best,
+            optimizer=self.trainer.optimizer,
+            sampler=self.trainer.compiled.generator,  # a resumed run draws the batches it would have
+            epoch=self.stopping.epoch,
+            best_f1=self.stopping.best_f1,
+            since_best=self.stopping.since_best,
             training_seconds=self.training_seconds,
-            best_epoch=self.best_epoch,
+            best_epoch=self.stopping.best_epoch,
             seconds_to_best=self.seconds_to_best,
         )
         self.manager = tf.train.CheckpointManager(
@@ -256,16 +216,24 @@ class SupervisedTrainer:
             train_labels=self.data.train_labels[~validation],
         )
 
-    def _train_step(self, states, goal_rows, labels):
-        """One Adam step on states [B, D], rows of `_train_goal_tokens` [B], labels [B]."""
-        return self._step(states, self._train_goal_tokens, goal_rows, labels)
+    def _training_tables(self):
+        """The training states as `SamplingTables`: every training goal, positive where the
+        oracle says so, negative elsewhere; test goals never drawn."""
+        labels, train_goals = self.train_data.train_labels, ~self.data.is_test_goal
+        return sampling_tables(
+            self.train_data.train_states, labels & train_goals, ~labels & train_goals
+        )
+
+    def _validation_labels(self) -> np.ndarray:
+        """The validation labels of the training goals (test goals' columns all False: a goal
+        without a positive state has no F1)."""
+        return self.validation_labels & ~self.data.is_test_goal
 
     def validation_f1(self) -> float:
         """Mean F1 over training goals on the validation states."""
-        train_goals = ~self.data.is_test_goal
-        scores = score_matrix(self.network, self.validation_states, self.goal_tokens[train_goals])
-        f1 = f1_per_goal(scores > 0.5, self.validation_labels[:, train_goals])
-        return float(np.nanmean(f1)) if np.isfinite(f1).any() else 0.0
+        return self.trainer.held_out_f1(
+            self.goal_tokens, self.validation_states, self._validation_labels()
+        )
 
     def train(
         self,
@@ -282,33 +250,45 @@ class SupervisedTrainer:
         best_path = self.root_dir / BEST_WEIGHTS
         writer = tf.summary.create_file_writer(str(self.root_dir / TENSORBOARD))
         config = self.config
-        batches = training_batches(
-            self.train_data,
-            config.batch_size,
-            config.positive_ratio,
-            seed=config.seed + int(self.epoch.numpy()),  # a resumed run draws new batches
-        )
         bar = tqdm(
             total=config.max_epochs,
-            initial=int(self.epoch.numpy()),
+            initial=int(self.stopping.epoch.numpy()),
             desc=f"reward {config.architecture}",
             unit="epoch",
             disable=not progress,
         )
         budget = config.max_training_seconds or math.inf
-        while self.epoch < config.max_epochs and self.since_best < config.patience:
-            losses, validation = self._train_epoch(batches, best_path, writer)
+        started = [time.perf_counter()]
+
+        def after_epoch(validation: float, improved: bool) -> bool:
+            """The reward-epoch's best weights, summary, checkpoint and progress."""
+            self.training_seconds.assign_add(time.perf_counter() - started[0])
+            if improved:
+                self.seconds_to_best.assign(self.training_seconds)
+                self._save_weights(best_path)
+            with writer.as_default(step=int(self.stopping.epoch.numpy())):
+                tf.summary.scalar("validation_f1", validation)
+            self.manager.save()
             bar.update(1)
-            bar.set_postfix(loss=f"{np.mean(losses):.3f}", val_f1=f"{validation:.3f}")
-            if self.training_seconds > budget:
-                break
+            bar.set_postfix(val_f1=f"{validation:.3f}")
+            started[0] = time.perf_counter()
+            return float(self.training_seconds.numpy()) <= budget
+
+        self.trainer.train(
+            self._training_tables(),
+            self.goal_tokens,
+            self.validation_states,
+            self._validation_labels(),
+            self.stopping,
+            after_epoch,
+        )
         bar.close()
         if best_path.exists():
             self.network.load_weights(str(best_path))
         if not evaluate_test:
             return {
-                "epochs": int(self.epoch.numpy()),
-                "best_validation_f1": float(self.best_f1.numpy()),
+                "epochs": int(self.stopping.epoch.numpy()),
+                "best_validation_f1": float(self.stopping.best_f1.numpy()),
             }
         return self._write_metrics(keep_test_probabilities)
 
@@ -322,32 +302,8 @@ class SupervisedTrainer:
                 check_same_network(
                     json.loads(network_file.read_text()), network_config, self.root_dir
                 )
-            self.network(self._example_batch())
             self.checkpoint.restore(self.manager.latest_checkpoint)
         write_text_atomically(network_file, json.dumps(network_config))  # for export
-
-    def _train_epoch(self, batches, best_path: pathlib.Path, writer) -> tuple[list, float]:
-        """One epoch: its steps, validation, best weights, summaries and checkpoint."""
-        epoch_start, losses = time.perf_counter(), []
-        for _ in range(self.config.batches_per_epoch):
-            states, goal_ids, labels = next(batches)
-            losses.append(float(self._train_step(states, self._train_goal_row[goal_ids], labels)))
-        validation = self.validation_f1()
-        self.epoch.assign_add(1)
-        self.training_seconds.assign_add(time.perf_counter() - epoch_start)
-        if validation > self.best_f1:
-            self.best_f1.assign(validation)
-            self.since_best.assign(0)
-            self.best_epoch.assign(self.epoch)
-            self.seconds_to_best.assign(self.training_seconds)
-            self._save_weights(best_path)
-        else:
-            self.since_best.assign_add(1)
-        with writer.as_default(step=int(self.epoch.numpy())):
-            tf.summary.scalar("loss", float(np.mean(losses)))
-            tf.summary.scalar("validation_f1", validation)
-        self.manager.save()
-        return losses, validation
 
     def _example_batch(self) -> dict:
         return {
@@ -370,10 +326,10 @@ class SupervisedTrainer:
         metrics = {
             "config": dataclasses.asdict(self.config),
             "learning_rate": self.config.resolved_learning_rate,
-            "epochs": int(self.epoch.numpy()),
-            "best_validation_f1": float(self.best_f1.numpy()),
+            "epochs": int(self.stopping.epoch.numpy()),
+            "best_validation_f1": float(self.stopping.best_f1.numpy()),
             "training_seconds": float(self.training_seconds.numpy()),
-            "best_epoch": int(self.best_epoch.numpy()),
+            "best_epoch": int(self.stopping.best_epoch.numpy()),
             "seconds_to_best": float(self.seconds_to_best.numpy()),
             "test_scoring_seconds": time.perf_counter() - evaluation_start,
             "train_episodes": len(self.data.train_states),
@@ -387,7 +343,7 @@ class SupervisedTrainer:
 def held_out_metrics(data: SupervisedData, scores: np.ndarray) -> dict:
     """The test part of a ``metrics.json``: F1 per goal and its summary (`summarize_f1`) of
     probabilities [S, G] on the test states (positive = probability > 0.5)."""
-    f1 = f1_per_goal(scores > 0.5, data.test_labels)
+    f1 = f1_per_goal(scores > 0.5, data.test_labels).numpy()
     return {
         "test_states": len(data.test_states),
         "summary": summarize_f1(data, f1),

@@ -43,7 +43,9 @@ def _single_updates(learner: Learner, cycle: dict) -> list[tuple[float, float]]:
         batch = {name: tf.constant(values[i]) for name, values in cycle.items()}
         first = batch["first_observations"]
         states = tf.concat([batch["observations"], batch["observations"] - first], -1)
-        next_states = tf.concat([batch["next_observations"], batch["next_observations"] - first], -1)
+        next_states = tf.concat(
+            [batch["next_observations"], batch["next_observations"] - first], -1
+        )
         candidates = relabeler.sample_candidates(
             tf.constant(num_goals), CONFIG.num_candidates, learner.imagined_mask[:num_goals], False
         )
@@ -78,7 +80,12 @@ def test_a_batched_cycle_equals_its_updates_one_at_a_time(reward):
     np.testing.assert_allclose(results[:, 1], expected[:, 1])  # the same relabelling
     np.testing.assert_allclose(results[:, 0], expected[:, 0], **TOLERANCE)
     assert int(batched.ddpg.train_step_counter.numpy()) == 5
-    for name in ("actor_network", "critic_network", "target_actor_network", "target_critic_network"):
+    for name in (
+        "actor_network",
+        "critic_network",
+        "target_actor_network",
+        "target_critic_network",
+    ):
         for a, b in zip(
             getattr(batched.ddpg, name).get_weights(), getattr(single.ddpg, name).get_weights()
         ):
@@ -95,7 +102,13 @@ def test_a_cycle_is_traced_once_and_samples_as_single_batches_would():
     for i in range(3):
         batch = learner.replay.sample(CONFIG.batch_size)
         np.testing.assert_array_equal(
-            np.concatenate([cycle["observations"][i], cycle["observations"][i] - cycle["first_observations"][i]], 1),
+            np.concatenate(
+                [
+                    cycle["observations"][i],
+                    cycle["observations"][i] - cycle["first_observations"][i],
+                ],
+                1,
+            ),
             batch.states,
         )
         np.testing.assert_array_equal(cycle["sampled_goal_ids"][i], batch.sampled_goal_ids)

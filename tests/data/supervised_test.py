@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from imagine_tf.data.episodes import EpisodeSpec, generate_episodes, rbf_actions
-from imagine_tf.data.supervised import generate_supervised_data, training_batches
+from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language import grammar
 
 
@@ -41,20 +41,3 @@ def test_labels_and_splits(data):
     # Scripted episodes reach their goals: many positives across goals.
     assert data.train_labels.any(axis=0).sum() > 100
     assert (data.generalization_type > 0).sum() == 64
-
-
-@pytest.mark.parametrize("ratio", [0.2, 0.5])
-def test_balanced_batches(data, ratio):
-    batches = training_batches(data, batch_size=2000, positive_ratio=ratio, seed=0)
-    states, goal_ids, labels = next(batches)
-    assert states.shape == (2000, 240) and labels.dtype == np.float32
-    assert abs(labels.mean() - ratio) < 0.05
-    assert not data.is_test_goal[goal_ids].any()  # never a test goal
-    rows = [np.flatnonzero((data.train_states == s).all(axis=1))[0] for s in states[:200]]
-    np.testing.assert_array_equal(data.train_labels[rows, goal_ids[:200]], labels[:200] == 1)
-
-
-def test_natural_distribution(data):
-    _, goal_ids, labels = next(training_batches(data, 4000, positive_ratio=None, seed=1))
-    natural = data.train_labels[:, ~data.is_test_goal].mean()
-    assert abs(labels.mean() - natural) < 0.03

@@ -4,10 +4,12 @@ import numpy as np
 import tensorflow as tf
 
 from imagine_tf.language.vocabulary import Vocabulary
+from imagine_tf.networks.adam import Adam
 from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch
 from imagine_tf.reward.memory import RewardMemory
-from imagine_tf.reward.supervised_training import f1_per_goal, score_matrix
+from imagine_tf.reward.f1 import f1_per_goal
+from imagine_tf.reward.supervised_training import score_matrix
 
 
 def _memory(rng):
@@ -70,7 +72,9 @@ def test_the_held_out_f1_is_the_mean_over_goals_with_a_positive_state():
     labels = score_matrix(network, states, tokens) > 0.5
     labels[:10] = ~labels[:10]  # some errors
     labels[:, 3] = False  # a goal never achieved: not in the mean
-    epoch = CompiledRewardEpoch(network, tf.keras.optimizers.Adam())
-    expected = np.nanmean(f1_per_goal(score_matrix(network, states, tokens) > 0.5, labels))
+    adam = Adam()
+    adam.build(network.trainable_variables)
+    epoch = CompiledRewardEpoch(network, adam)
+    expected = np.nanmean(f1_per_goal(score_matrix(network, states, tokens) > 0.5, labels).numpy())
     np.testing.assert_allclose(epoch.held_out_f1(tokens, states, labels), expected, rtol=1e-6)
     assert epoch.held_out_f1(tokens, states[:0], labels[:0]) == 0.0

@@ -10,9 +10,9 @@ from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.f1 import f1_per_goal
 from imagine_tf.reward.supervised_training import (
     SupervisedTrainer,
-    f1_per_goal,
     score_matrix,
 )
 from imagine_tf.reward.layout import TEST_PROBABILITIES
@@ -60,7 +60,7 @@ def test_the_ensemble_scores_the_mean_probability_of_its_members(data, members, 
         for s in (0, 1)
     ]
     assert not np.array_equal(scores[0] > 0.5, scores[1] > 0.5)  # the members disagree somewhere
-    expected = f1_per_goal((scores[0] + scores[1]) / 2 > 0.5, data.test_labels)
+    expected = f1_per_goal((scores[0] + scores[1]) / 2 > 0.5, data.test_labels).numpy()
     saved = json.loads((tmp_path / "metrics.json").read_text())
     got = np.array([np.nan if v is None else v for v in saved["f1_per_goal"].values()])
     np.testing.assert_allclose(got, expected, atol=1e-6)

@@ -10,9 +10,9 @@ from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.f1 import f1_per_goal
 from imagine_tf.reward.supervised_training import (
     SupervisedTrainer,
-    f1_per_goal,
     summarize_f1,
 )
 
@@ -26,7 +26,7 @@ def test_f1_per_goal_by_hand():
     labels = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 0]], bool)
     predicted = np.array([[1, 0, 1], [0, 1, 0], [0, 1, 0], [1, 0, 0]], bool)
     # goal 0: TP 1, FN 1, FP 1 -> 2/4; goal 1: TP 2 -> 1; goal 2: no positive -> NaN.
-    f1 = f1_per_goal(predicted, labels)
+    f1 = f1_per_goal(predicted, labels).numpy()
     np.testing.assert_allclose(f1[:2], [0.5, 1.0])
     assert np.isnan(f1[2])
 

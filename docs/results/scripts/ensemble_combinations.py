@@ -58,7 +58,8 @@ from imagine_tf.data.supervised import goal_set, load_supervised_data  # noqa: E
 from imagine_tf.atomic_files import save_array_atomically  # noqa: E402
 from imagine_tf.experiments.report import code_version  # noqa: E402
 from imagine_tf.language.vocabulary import Vocabulary  # noqa: E402
-from imagine_tf.reward.supervised_training import f1_per_goal, score_matrix  # noqa: E402
+from imagine_tf.reward.f1 import f1_per_goal  # noqa: E402
+from imagine_tf.reward.supervised_training import score_matrix  # noqa: E402
 from imagine_tf.reward.kept_probabilities import (  # noqa: E402
     kept_test_probabilities,
     states_fingerprint,
@@ -92,7 +93,7 @@ tokens = np.asarray(Vocabulary.from_goals(list(data.goals)).encode(list(data.goa
 
 def table_1(probabilities):
     """The 4 Table 1 means of probabilities [S, G_scored]."""
-    f1 = f1_per_goal(probabilities > 0.5, labels)
+    f1 = f1_per_goal(probabilities > 0.5, labels).numpy()
     return [float(np.nanmean(f1[m])) for m in column_masks]
 
 
