@@ -67,6 +67,32 @@ TARGETS = {
 }
 
 
+def update_gflop(learner: Learner) -> float:
+    """GFLOP of one update as TensorFlow's profiler counts its graph (the products of the
+    relabelling scan of B states × K candidates, the targets π′, Q′, the critic and actor
+    steps with their gradients), at the config's B and K."""
+    config, ddpg, scorer = learner.config, learner.ddpg, learner.relabeler.scorer
+    batch, candidates = config.batch_size, config.num_candidates
+
+    def update(states, next_states, actions, goals, candidate_goals):
+        positive = scorer.scan(states, None, candidate_goals)
+        targets = ddpg.td_targets({"state": next_states, "goal": goals}, -tf.ones([batch]))
+        return ddpg.update({"state": states, "goal": goals}, actions, targets), positive
+
+    state, embedding = learner.builder.state_dim, learner.embedding_table.shape[-1]
+    specs = [
+        tf.TensorSpec([batch, state]),
+        tf.TensorSpec([batch, state]),
+        tf.TensorSpec([batch, 3]),
+        tf.TensorSpec([batch, embedding]),
+        tf.TensorSpec([candidates, embedding]),
+    ]
+    graph = tf.function(update).get_concrete_function(*specs).graph
+    options = tf.compat.v1.profiler.ProfileOptionBuilder.float_operation()
+    options["output"] = "none"
+    return tf.compat.v1.profiler.profile(graph=graph, options=options).total_float_ops / 1e9
+
+
 def _timed_triggers(learner: Learner, root_dir: str):
     """The triggers `imagine-tf train` runs after each epoch (`run_epochs`), the evaluation and
     the checkpoint, as one function that fills an epoch's record and times them
@@ -168,6 +194,7 @@ def run_train_benchmark(
     episodes = config.episodes_per_cycle * cycles
     collection_steps = episodes * PlaygroundConfig().episode_length
     updates_per_s = _updates_per_second(learner, 20 if quick else 200)
+    gflop = update_gflop(learner)
     batched_collection = {
         batch: _collection_steps_per_second(learner, batch, 1 if quick else 3)
         for batch in (config.episodes_per_cycle, 120, 600)
@@ -192,8 +219,20 @@ def run_train_benchmark(
         * config.updates_per_cycle
         / max(epoch["seconds_updates"], 1e-9),
         "updates_per_s": updates_per_s,
+        "update_gflop": round(gflop, 3),
+        "update_gflop_per_s_in_epoch": round(
+            gflop * cycles * config.updates_per_cycle / max(epoch["seconds_updates"], 1e-9), 1
+        ),
+        "updates_per_s_per_core_in_epoch": cycles
+        * config.updates_per_cycle
+        / max(epoch["seconds_updates"], 1e-9)
+        / (tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count()),
         "updates_per_s_candidates": min(config.num_candidates, len(learner.goals)),
-        "threads": tf.config.threading.get_intra_op_parallelism_threads() or os.cpu_count(),
+        "threads": tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count(),
+        "threading": {  # 0: TensorFlow's default, all cores
+            "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
+            "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
+        },
         "reference": {**REFERENCE, "conditions": REFERENCE_CONDITIONS},
         "targets": TARGETS,
     }

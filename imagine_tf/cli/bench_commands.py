@@ -53,7 +53,8 @@ def _bench_command(args: argparse.Namespace) -> int:
     from imagine_tf.atomic_files import write_record
     from imagine_tf.benchmarks.env_bench import format_table
 
-    limit_threads(args.threads)
+    learner = args.target == "train" and not args.split_ops
+    limit_threads(args.threads, learner=learner)
     load_at_start = os.getloadavg()
     results = _run_benchmark(args)
     # the command that wrote the record, as typed (a record is one command run, written whole)
@@ -80,6 +81,12 @@ def add_commands(commands) -> None:
     bench.add_argument("target", choices=("env", "dataset", "train", "serving", "distributed"))
     bench.add_argument("--soak-seconds", type=float, default=60.0, help="serving: soak length")
     bench.add_argument("--threads", type=int, help="TensorFlow threads (train: 1 = one core)")
+    bench.add_argument(
+        "--split-ops",
+        action="store_true",
+        help="train: each op over all threads (TensorFlow's default), not a learner's "
+        "one thread per op, ops side by side (what `imagine-tf train` runs)",
+    )
     bench.add_argument("--num-episodes", type=int, default=50_000, help="dataset: episodes")
     bench.add_argument("--data-dir", help="dataset: build here (default: a scratch directory)")
     bench.add_argument(

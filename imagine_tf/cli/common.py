@@ -142,17 +142,24 @@ def _binding_quoted(binding: str) -> str:
     return f'"{binding}"' if not set(binding) & set('"$`\\') else shlex.quote(binding)
 
 
-def limit_threads(threads: int | None) -> None:
+def limit_threads(threads: int | None, learner: bool = False) -> None:
     """Limits TensorFlow to ``threads`` threads (before it starts); None keeps all cores.
+
+    ``learner=True`` (a training process): ops side by side on ``threads`` (or all cores)
+    inter-op threads, each op on one thread. A learner's products are small (M = 768 rows):
+    two at once on two cores (the critic step of one update beside the actor step of the
+    previous, `agent/update_cycle.py`) beat one split over two; measured in
+    `docs/results/epoch_bench.json` (``threading``).
 
     Called in a process whose TensorFlow already runs (``main()`` from a notebook or a test),
     the limit cannot change any more: that is said on stderr and the command goes on."""
-    if threads:
+    if threads or learner:
         import tensorflow as tf
 
+        inter_op = threads or os.cpu_count() or 1
         try:
-            tf.config.threading.set_intra_op_parallelism_threads(threads)
-            tf.config.threading.set_inter_op_parallelism_threads(threads)
+            tf.config.threading.set_intra_op_parallelism_threads(1 if learner else threads)
+            tf.config.threading.set_inter_op_parallelism_threads(inter_op)
         except RuntimeError:  # "cannot be modified after initialization"
             print(
                 f"imagine-tf: TensorFlow already runs in this process; --threads {threads} "

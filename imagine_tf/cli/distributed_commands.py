@@ -86,7 +86,7 @@ def _learner_command(args: argparse.Namespace) -> int:
         from imagine_tf.training import train_eval
 
     checked_address(args.replay_server)  # before TensorFlow starts
-    limit_threads(args.threads)
+    limit_threads(args.threads, learner=True)
     if _train_config(args, args.root_dir) is None:
         raise UsageError(
             f"no configuration: give --gin-file (or resume a run: {args.root_dir} "

@@ -96,7 +96,7 @@ def _train_command(args: argparse.Namespace) -> int:
         from imagine_tf.training import train_eval
         from imagine_tf.runs import layout as run_layout
 
-    limit_threads(args.threads)
+    limit_threads(args.threads, learner=True)
     run_gin = pathlib.Path(args.root_dir) / run_layout.RUN_GIN
     if not (args.gin_file or args.gin_binding or args.fork_from) and run_gin.exists():
         args.gin_file = [str(run_gin)]  # a resume with no gin flags keeps the run's own gin
