@@ -47,20 +47,10 @@ class LearnerCheckpoint:
 
     def __init__(self, learner: Learner, root_dir: str | os.PathLike):
         self.learner, self.layout = learner, RunLayout(root_dir)
-        ddpg = learner.ddpg  # its optimizers are built (`Ddpg`)
         self.checkpoint = tf.train.Checkpoint(
-            # the networks under the names they had in earlier checkpoints (`networks_checkpoint`)
-            agent=tf.train.Checkpoint(
-                _actor_network=ddpg.actor_network,
-                _critic_network=ddpg.critic_network,
-                _target_actor_network=ddpg.target_actor_network,
-                _target_critic_network=ddpg.target_critic_network,
-                _train_step_counter=ddpg.train_step_counter,
-                actor_adam=ddpg.actor_optimizer,
-                critic_adam=ddpg.critic_optimizer,
-            ),
+            agent=_ddpg_checkpoint(learner.ddpg, training=True),
             reward_network=learner.reward_network,
-            reward_optimizer=learner.reward_learner.optimizer,
+            reward_optimizer=learner.reward_learner.optimizer,  # built (`RewardTrainer`)
             epoch=learner.epoch,
             relabeler_generator=learner.relabeler.generator,
         )
@@ -185,16 +175,29 @@ def _part(state: dict, prefix: str) -> dict:
 def networks_checkpoint(learner: Learner) -> tf.train.Checkpoint:
     """The learner's networks under the names its full checkpoint gives them (so it reads
     either kind): actor, critic, train step, reward network, epoch."""
-    ddpg = learner.ddpg
     return tf.train.Checkpoint(
-        agent=tf.train.Checkpoint(
-            _actor_network=ddpg.actor_network,
-            _critic_network=ddpg.critic_network,
-            _train_step_counter=ddpg.train_step_counter,
-        ),
+        agent=_ddpg_checkpoint(learner.ddpg, training=False),
         reward_network=learner.reward_network,
         epoch=learner.epoch,
     )
+
+
+def _ddpg_checkpoint(ddpg, training: bool) -> tf.train.Checkpoint:
+    """DDPG's part, under the names earlier checkpoints (TF-Agents' `DdpgAgent`) gave the
+    networks: actor, critic and train step; with ``training``, the targets and the two Adams."""
+    parts = {
+        "_actor_network": ddpg.actor_network,
+        "_critic_network": ddpg.critic_network,
+        "_train_step_counter": ddpg.train_step_counter,
+    }
+    if training:
+        parts.update(
+            _target_actor_network=ddpg.target_actor_network,
+            _target_critic_network=ddpg.target_critic_network,
+            actor_adam=ddpg.actor_optimizer,
+            critic_adam=ddpg.critic_optimizer,
+        )
+    return tf.train.Checkpoint(**parts)
 
 
 def write_networks_checkpoint(learner: Learner, root_dir: str | os.PathLike) -> None:

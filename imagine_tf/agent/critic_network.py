@@ -63,7 +63,7 @@ class CriticNetwork(GoalConditionedNetwork):
             embedding_units,
             name=name,
         )
-        action_dim = action_spec.shape.num_elements()
+        action_dim = self.action_dim = action_spec.shape.num_elements()
         object_dim = OBJECT_INPUT_DIM + action_dim  # 87
         self.latent_units = latent_units or num_objects_of(observation_spec["state"]) * object_dim
         feature_dim = (
@@ -78,7 +78,7 @@ class CriticNetwork(GoalConditionedNetwork):
         del step_type, training
         observation, action = inputs
         state = tf.convert_to_tensor(observation["state"], tf.float32)
-        action = tf.cast(tf.reshape(action, [tf.shape(state)[0], -1]), tf.float32)
+        action = tf.cast(tf.reshape(action, [tf.shape(state)[0], self.action_dim]), tf.float32)
         goal_embedding = self.goal_embedding(tf.convert_to_tensor(observation["goal"]))
         features = self.module_inputs(state)
         if self.architecture == "ma":

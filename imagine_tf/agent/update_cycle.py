@@ -139,12 +139,10 @@ class UpdateCycle:
         rows = chunks * TARGET_CHUNK * batch
 
         def chunked(tensor):  # [U, B, ...] -> [chunks, TARGET_CHUNK · B, ...], zeros at the end
-            flat = tf.reshape(tensor, tf.concat([[count * batch], tf.shape(tensor)[2:]], 0))
-            padding = tf.concat(
-                [[[0, rows - count * batch]], tf.zeros([tf.rank(flat) - 1, 2], tf.int32)], 0
-            )
-            padded = tf.pad(flat, padding)
-            return tf.reshape(padded, tf.concat([[chunks, -1], tf.shape(tensor)[2:]], 0))
+            trailing = tensor.shape[2:].as_list()  # static: the networks read their widths
+            flat = tf.reshape(tensor, [count * batch, *trailing])
+            padding = [[0, rows - count * batch]] + [[0, 0]] * len(trailing)
+            return tf.reshape(tf.pad(flat, padding), [chunks, -1, *trailing])
 
         targets = tf.map_fn(
             lambda chunk: self.ddpg.td_targets({"state": chunk[0], "goal": chunk[1]}, chunk[2]),

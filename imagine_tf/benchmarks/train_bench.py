@@ -169,6 +169,22 @@ def _recorded_config(config: TrainConfig, episodes: int) -> dict:
     }
 
 
+def _update_rates(config: TrainConfig, epoch: dict, updates_per_s: float, gflop: float) -> dict:
+    """The updates' speed in the timed epoch: updates/s, per core (per inter-op thread: one
+    op on each core), GFLOP/s; and the updates alone (``updates_per_s``)."""
+    in_epoch = (
+        config.cycles_per_epoch * config.updates_per_cycle / max(epoch["seconds_updates"], 1e-9)
+    )
+    cores = tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count()
+    return {
+        "updates_per_s_in_epoch": in_epoch,
+        "updates_per_s": updates_per_s,
+        "update_gflop": round(gflop, 3),
+        "update_gflop_per_s_in_epoch": round(gflop * in_epoch, 1),
+        "updates_per_s_per_core_in_epoch": in_epoch / cores,
+    }
+
+
 def run_train_benchmark(
     quick: bool = False, compute_dtype: str = "float32", reward_patience: int = 15
 ) -> dict:
@@ -215,18 +231,7 @@ def run_train_benchmark(
         + warm_up["seconds_reward"] / 2,
         "collection_steps_per_s": collection_steps / max(epoch["seconds_collection"], 1e-9),
         "collection_steps_per_s_by_batch": batched_collection,
-        "updates_per_s_in_epoch": cycles
-        * config.updates_per_cycle
-        / max(epoch["seconds_updates"], 1e-9),
-        "updates_per_s": updates_per_s,
-        "update_gflop": round(gflop, 3),
-        "update_gflop_per_s_in_epoch": round(
-            gflop * cycles * config.updates_per_cycle / max(epoch["seconds_updates"], 1e-9), 1
-        ),
-        "updates_per_s_per_core_in_epoch": cycles
-        * config.updates_per_cycle
-        / max(epoch["seconds_updates"], 1e-9)
-        / (tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count()),
+        **_update_rates(config, epoch, updates_per_s, gflop),
         "updates_per_s_candidates": min(config.num_candidates, len(learner.goals)),
         "threads": tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count(),
         "threading": {  # 0: TensorFlow's default, all cores

@@ -29,8 +29,9 @@ GOALS = ["Go left", "Go right", "Go top", "Grasp any animal"]
 TOLERANCE = dict(rtol=1e-4, atol=1e-5)
 
 
-def _learner(reward: str) -> Learner:
-    learner = Learner(RunBuilder(dataclasses.replace(CONFIG, reward=reward)))
+def _learner(reward: str, architecture: str = "ma") -> Learner:
+    config = dataclasses.replace(CONFIG, reward=reward, architecture=architecture)
+    learner = Learner(RunBuilder(config))
     learner.observe(_batch(learner.builder, GOALS))
     return learner
 
@@ -69,11 +70,14 @@ def _single_updates(learner: Learner, cycle: dict) -> list[tuple[float, float]]:
     return results
 
 
-@pytest.mark.parametrize("reward", ["learned", "oracle"])
-def test_a_batched_cycle_equals_its_updates_one_at_a_time(reward):
+@pytest.mark.parametrize(
+    "reward, architecture", [("learned", "ma"), ("oracle", "ma"), ("oracle", "fc")]
+)
+def test_a_batched_cycle_equals_its_updates_one_at_a_time(reward, architecture):
     """5 updates with a Polyak move after the 3rd (the cycle is split there), the learned MA
-    reward's scans and the oracle's: same losses, shares of r = 0, weights and targets."""
-    batched, single = _learner(reward), _learner(reward)
+    reward's scans and the oracle's, MA and FC policies: same losses, shares of r = 0, weights
+    and targets."""
+    batched, single = _learner(reward, architecture), _learner(reward, architecture)
     cycle = batched.replay.sample_cycle(5, CONFIG.batch_size)
     results = batched.update_cycle.run(cycle, len(batched.goals), False)
     expected = np.array(_single_updates(single, cycle))
