@@ -224,7 +224,9 @@ def _add_train_parser(commands) -> None:
         "--num-epochs", "--num_epochs", type=int, help="default: the gin binding (167)"
     )
     train_parser.add_argument(
-        "--threads", type=int, help="TensorFlow threads (default: all cores); 1: runs side by side"
+        "--threads",
+        type=int,
+        help="TensorFlow threads, one op on each (default: all cores); 1: runs side by side",
     )
     train_parser.add_argument(
         "--fork-from",
