@@ -250,23 +250,15 @@ class HerRelabeler:
     ) -> Relabelled:
         """Relabels B transitions (states [B, D], goals ids [B] / embeddings [B, E]) with K
         candidates (ids [K], embeddings [K, E]); with φ > 0, ``final_goal_ids`` [B] (−1: none)
-        and ``final_goal_embeddings`` [B, E] are the goals the episodes were drawn for."""
-        scored_states = states if self.reward_on == "current" else next_states
-        positive = self.scorer.scan(scored_states, candidate_ids, candidate_embeddings)  # [B, K]
-        keys = self.generator.uniform(tf.shape(positive))
-        many = [
+        and ``final_goal_embeddings`` [B, E] are the goals the episodes were drawn for: a cycle
+        of one update (`relabel_cycle`), its keys drawn now."""
+        keys = self.generator.uniform(tf.stack([tf.shape(states)[0], tf.shape(candidate_ids)[0]]))
+        one = [
             None if x is None else x[None]
-            for x in (
-                scored_states,
-                goal_ids,
-                goal_embeddings,
-                candidate_ids,
-                candidate_embeddings,
-                final_goal_ids,
-                final_goal_embeddings,
-            )
+            for x in (states, next_states, goal_ids, goal_embeddings, candidate_ids)
+            + (candidate_embeddings, keys, final_goal_ids, final_goal_embeddings)
         ]
-        return Relabelled(*(x[0] for x in self.balance(positive[None], keys[None], *many)))
+        return Relabelled(*(x[0] for x in self.relabel_cycle(*one)))
 
     def relabel_cycle(
         self,
@@ -282,36 +274,11 @@ class HerRelabeler:
     ) -> Relabelled:
         """`relabel` of U updates' batches at once, with their keys (`draw_cycle_keys`): every
         argument has a leading axis U (states [U, B, D], candidate ids [U, K], keys [U, B, K],
-        ...); one scan of the U × B states (`GoalScorer.scan_many`), one score of the kept
-        goals. Fields [U, B, ...]."""
+        ...); one scan of the U × B states (`GoalScorer.scan_many`, step 1), one score of the
+        kept goals; the random ``keys`` choose each transition's goal in steps 2–4. Fields
+        [U, B, ...]."""
         scored_states = states if self.reward_on == "current" else next_states
         positive = self.scorer.scan_many(scored_states, candidate_ids, candidate_embeddings)
-        return self.balance(
-            positive,
-            keys,
-            scored_states,
-            goal_ids,
-            goal_embeddings,
-            candidate_ids,
-            candidate_embeddings,
-            final_goal_ids,
-            final_goal_embeddings,
-        )
-
-    def balance(
-        self,
-        positive,
-        keys,
-        scored_states,
-        goal_ids,
-        goal_embeddings,
-        candidate_ids,
-        candidate_embeddings,
-        final_goal_ids=None,
-        final_goal_embeddings=None,
-    ) -> Relabelled:
-        """Steps 2–4 on U batches: the scan ``positive`` bool [U, B, K] and random ``keys``
-        [U, B, K] choose each transition's goal; fields [U, B, ...]."""
         batch_size = tf.shape(positive)[1]
         own_ids, own_embeddings = tf.cast(goal_ids, tf.int64), goal_embeddings
         use_final = tf.zeros(tf.shape(positive)[:2], tf.bool)

@@ -160,28 +160,29 @@ class EpisodeReplay:
         return self._episodes_by_goal[self._goal_start[goals] + offsets], goals.astype(np.int64)
 
     def sample(self, batch_size: int) -> TransitionBatch:
-        """B transitions (s_t, a_t, s_{t+1}) of goal-biased episodes, t uniform in [0, T − 1]."""
-        episodes, sampled_goals = self.sample_episodes(batch_size)
-        steps = self.rng.integers(0, self.episode_length, batch_size)
-        first = self.observations[episodes, 0]
-        current = self.observations[episodes, steps]
-        following = self.observations[episodes, steps + 1]
+        """B transitions (s_t, a_t, s_{t+1}) of goal-biased episodes, t uniform in [0, T − 1]:
+        a cycle of one batch (`sample_cycle`), with s = [o, o − o_0]."""
+        one = {name: values[0] for name, values in self.sample_cycle(1, batch_size).items()}
+        first = one["first_observations"]
         return TransitionBatch(
-            states=np.concatenate([current, current - first], axis=1),
-            next_states=np.concatenate([following, following - first], axis=1),
-            actions=self.actions[episodes, steps],
-            goal_ids=self.goal_ids[episodes],
-            goal_embeddings=self.goal_embeddings[episodes],
-            episodes=episodes,
-            steps=steps,
-            sampled_goal_ids=sampled_goals,
+            states=np.concatenate([one["observations"], one["observations"] - first], axis=1),
+            next_states=np.concatenate(
+                [one["next_observations"], one["next_observations"] - first], axis=1
+            ),
+            actions=one["actions"],
+            goal_ids=one["goal_ids"],
+            goal_embeddings=one["goal_embeddings"],
+            episodes=one["episodes"],
+            steps=one["steps"],
+            sampled_goal_ids=one["sampled_goal_ids"],
         )
 
     def sample_cycle(self, count: int, batch_size: int) -> dict[str, np.ndarray]:
-        """``count`` batches of `sample` (the same draws, in the same order) as arrays
+        """``count`` batches of goal-biased transitions, drawn one after the other, as arrays
         [U, B, ...] filled in place: the observations o_0, o_t, o_{t+1} (the update builds
-        s = [o, o − o_0] in its graph), a_t, the goal ids and embeddings, and the goals the
-        episodes were drawn for (``sampled_goal_ids``, −1: uniform)."""
+        s = [o, o − o_0] in its graph), a_t, the goal ids and embeddings, the goals the
+        episodes were drawn for (``sampled_goal_ids``, −1: uniform), and where they come from
+        (``episodes``, ``steps``)."""
         dims = self.observations.shape[-1], self.actions.shape[-1], self.goal_embeddings.shape[-1]
         shape = (count, batch_size)
         cycle = {
@@ -192,10 +193,13 @@ class EpisodeReplay:
             "goal_ids": np.empty(shape, np.int64),
             "goal_embeddings": np.empty((*shape, dims[2]), np.float32),
             "sampled_goal_ids": np.empty(shape, np.int64),
+            "episodes": np.empty(shape, np.int64),
+            "steps": np.empty(shape, np.int64),
         }
         for i in range(count):
             episodes, cycle["sampled_goal_ids"][i] = self.sample_episodes(batch_size)
             steps = self.rng.integers(0, self.episode_length, batch_size)
+            cycle["episodes"][i], cycle["steps"][i] = episodes, steps
             cycle["first_observations"][i] = self.observations[episodes, 0]
             cycle["observations"][i] = self.observations[episodes, steps]
             cycle["next_observations"][i] = self.observations[episodes, steps + 1]

@@ -131,9 +131,9 @@ class UpdateCycle:
 
     def _targets(self, next_states, goal_embeddings, rewards):
         """y [U, B] of the U batches (`Ddpg.td_targets`), TARGET_CHUNK updates' transitions
-        per pass, passes side by side: products of M = 5 · 256 · 3 rows keep their operands
-        in cache and both cores busy (at M = 50 · 256 · 3 one pass took twice as long on the
-        2-core Xeon of `docs/results/epoch_bench.json`)."""
+        per pass, two passes side by side: products of M = 5 · 256 · 3 rows keep their
+        activations in cache and both cores busy, where one pass of M = 50 · 256 · 3 rows
+        does not."""
         count, batch = tf.shape(rewards)[0], tf.shape(rewards)[1]
         chunks = (count + TARGET_CHUNK - 1) // TARGET_CHUNK
         rows = chunks * TARGET_CHUNK * batch
@@ -161,6 +161,8 @@ class UpdateCycle:
         def observation(i):
             return {"state": states[i], "goal": goal_embeddings[i]}
 
+        # A call ends at a Polyak move (`run`): the move (`count_update`) can only come after
+        # the last actor step, with no critic step of the next update before it.
         def step(i, critic_loss, losses):
             actor_loss = ddpg.actor_step(observation(i))
             following = tf.minimum(i + 1, count - 1)  # the last iteration: no next update

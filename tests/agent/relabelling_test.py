@@ -21,6 +21,11 @@ class MatrixScorer:
     def scan(self, states, goal_ids, goal_embeddings):
         return tf.gather(self.matrix, goal_ids, axis=1)
 
+    def scan_many(self, states, goal_ids, goal_embeddings):
+        return tf.map_fn(
+            lambda ids: tf.gather(self.matrix, ids, axis=1), goal_ids, fn_output_signature=tf.bool
+        )
+
     def score(self, states, goal_ids, goal_embeddings):
         return tf.gather(self.matrix, goal_ids, axis=1, batch_dims=1)
 
