@@ -108,20 +108,33 @@ class Cell:
         extra = list(self.spec.configurations[self.label].get("args", []))
         if self.spec.kind in ("reward", "reward_study"):
             return self._reward_commands(extra)
-        if self._epochs_trained() < self.num_epochs:
-            return self._train_commands(extra)
+        trained = self._epochs_trained()
+        for epoch in self.spec.read_epochs_of(self.label):  # declared earlier reads first
+            if trained < epoch:
+                return self._train_commands(extra, epoch)
+            if trained == epoch and not self.read_epoch_file(epoch).exists():
+                return [self._eval_command(None)]
+        if trained < self.num_epochs:
+            return self._train_commands(extra, self.num_epochs)
         return [
-            CLI
-            + [
-                "eval",
-                "--root-dir",
-                str(self.directory),
-                "--repetitions",
-                str(self.spec.repetitions),
-                *([] if num_objects is None else ["--num-objects", str(num_objects)]),
-            ]
+            self._eval_command(num_objects)
             for num_objects, path in self._result_files()
             if not path.exists()
+        ]
+
+    def read_epoch_file(self, epoch: int) -> pathlib.Path:
+        """The run's evaluation at a declared earlier epoch (`ExperimentSpec.read_epochs_of`)."""
+        return self.directory / run_layout.EVALUATIONS / f"epoch_{epoch:04d}.json"
+
+    def _eval_command(self, num_objects: int | None) -> list[str]:
+        """`imagine-tf eval` of the run's last checkpoint at N = ``num_objects`` (None: its own)."""
+        return CLI + [
+            "eval",
+            "--root-dir",
+            str(self.directory),
+            "--repetitions",
+            str(self.spec.repetitions),
+            *([] if num_objects is None else ["--num-objects", str(num_objects)]),
         ]
 
     def _reward_commands(self, extra: list[str]) -> list[list[str]]:
@@ -156,8 +169,9 @@ class Cell:
             ]
         ]
 
-    def _train_commands(self, extra: list[str]) -> list[list[str]]:
-        """The agent cell's `imagine-tf train` command (a fork's from its source cell)."""
+    def _train_commands(self, extra: list[str], num_epochs: int) -> list[list[str]]:
+        """The agent cell's `imagine-tf train` command to ``num_epochs`` (a fork's from its
+        source cell), with the evaluation of that epoch."""
         # The training and its evaluation at the run's own N: which N are other than the
         # run's own is known once it wrote its config.json (the runner asks again after
         # each command).
@@ -175,7 +189,7 @@ class Cell:
                 "--gin-binding",
                 f"TrainConfig.seed = {self.seed}",
                 "--num-epochs",
-                str(self.num_epochs),
+                str(num_epochs),
                 "--eval-repetitions",  # the own-N evaluation without a process of its own
                 str(self.spec.repetitions),
                 *extra,

@@ -32,7 +32,8 @@ class ExperimentSpec:
         train`, supervised) or "reward_study" (`imagine-tf reward study` for one seed: its gin
         files and bindings choose the study, e.g. ``RewardStudyConfig.ensemble_size``).
       configurations: {label: {"gin_files": [...], "bindings": [...], "args": [...],
-        "seeds": S, "runs_of": "OTHER/LABEL", "num_epochs": E, "fork_from": "LABEL"}};
+        "seeds": S, "runs_of": "OTHER/LABEL", "num_epochs": E, "fork_from": "LABEL",
+        "read_epochs": [E_1, ...]}};
         "args" are extra command-line arguments of the cell's training command (paths,
         threads); "seeds" (optional) runs this configuration with fewer seeds; "runs_of"
         (optional) makes its cells the runs of experiment OTHER's configuration LABEL (same
@@ -41,7 +42,10 @@ class ExperimentSpec:
         trains this configuration's runs to E epochs instead of the experiment's; "fork_from"
         (optional, agent) starts each of its runs as a fork (`imagine-tf train --fork-from`)
         of configuration LABEL's run of the same seed once that one is finished: the arms of a
-        paired design share their history up to LABEL's last epoch.
+        paired design share their history up to LABEL's last epoch; "read_epochs" (optional,
+        agent) also evaluates each run, with ``repetitions`` episodes per goal at its own N,
+        when it has trained E_i epochs (earlier than its last, later than its fork's source):
+        ``evaluations/epoch_EEEE.json``, read as a declared secondary epoch.
       seeds: how many seeds per configuration (0 .. seeds − 1).
       num_epochs: agent runs train this many epochs.
       repetitions: evaluation episodes per goal (agent; the paper's 30).
@@ -100,6 +104,10 @@ class ExperimentSpec:
         """The epochs configuration ``label`` trains to: its own "num_epochs", or `num_epochs`."""
         return int(self.configurations[label].get("num_epochs", self.num_epochs))
 
+    def read_epochs_of(self, label: str) -> tuple[int, ...]:
+        """The earlier epochs at which configuration ``label``'s runs are also evaluated."""
+        return tuple(sorted(self.configurations[label].get("read_epochs", ())))
+
     def fork_of(self, label: str) -> str | None:
         """The configuration whose runs configuration ``label`` forks from, or None."""
         return self.configurations[label].get("fork_from")
@@ -128,7 +136,16 @@ class ExperimentSpec:
                 f"{len(self.configurations)} configurations, {self.seeds} seeds, "
                 f"{len(self.metrics)} metrics."
             )
-        keys = {"gin_files", "bindings", "args", "seeds", "runs_of", "num_epochs", "fork_from"}
+        keys = {
+            "gin_files",
+            "bindings",
+            "args",
+            "seeds",
+            "runs_of",
+            "num_epochs",
+            "fork_from",
+            "read_epochs",
+        }
         for label, configuration in self.configurations.items():
             unknown = set(configuration) - keys
             seeds = configuration.get("seeds", 1)
@@ -141,7 +158,8 @@ class ExperimentSpec:
                 raise ValueError(
                     f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
                     "gin_files, bindings, args, seeds (an int >= 1), runs_of "
-                    "('EXPERIMENT/LABEL'), num_epochs (an int >= 1), fork_from (a label); "
+                    "('EXPERIMENT/LABEL'), num_epochs (an int >= 1), fork_from (a label), "
+                    "read_epochs (ints); "
                     f"got {configuration}."
                 )
             self._check_fork(label, configuration)
@@ -176,6 +194,7 @@ class ExperimentSpec:
             problems.append(f"num_epochs must be an int >= 1, got {epochs!r}")
         if (epochs is not None or source is not None) and self.kind != "agent":
             problems.append(f"num_epochs and fork_from need kind 'agent', not {self.kind!r}")
+        problems += self._read_epoch_problems(label, configuration)
         if source is not None:
             other = self.configurations.get(source)
             if other is None or source == label:
@@ -193,6 +212,22 @@ class ExperimentSpec:
                 problems.append("a fork cannot share another experiment's runs (runs_of)")
         if problems:
             raise ValueError(f"Configuration {label!r} of {self.name!r}: " + "; ".join(problems))
+
+    def _read_epoch_problems(self, label: str, configuration: dict) -> list[str]:
+        """What is wrong with a configuration's "read_epochs" (nothing: [])."""
+        read = configuration.get("read_epochs", ())
+        if not read:
+            return []
+        if self.kind != "agent":
+            return [f"read_epochs need kind 'agent', not {self.kind!r}"]
+        source = configuration.get("fork_from")
+        first = self.num_epochs_of(source) if source in self.configurations else 0
+        last = self.num_epochs_of(label)
+        if not isinstance(read, (list, tuple)) or not all(
+            isinstance(epoch, int) and first < epoch < last for epoch in read
+        ):
+            return [f"read_epochs must be ints E with {first} < E < {last}, got {read!r}"]
+        return []
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,10 +22,10 @@ ExperimentSpec.configurations = {{
     "trunk": {{"gin_files": ["configs/agent/smoke.gin"], "bindings": [{gin_items()}], "num_epochs": 1}},
     "other": {{"gin_files": ["configs/agent/smoke.gin"],
               "bindings": [{gin_items("TrainConfig.final_goal_ratio = 0.25")}],
-              "fork_from": "trunk"}},
+              "fork_from": "trunk", "read_epochs": [2]}},
 }}
 ExperimentSpec.seeds = 1
-ExperimentSpec.num_epochs = 2
+ExperimentSpec.num_epochs = 3
 ExperimentSpec.repetitions = 1
 ExperimentSpec.metrics = {{"train SR": "train_success"}}
 ExperimentSpec.figure = "curves"
@@ -48,6 +48,9 @@ def _spec(**configurations):
             "is itself a fork",
         ),
         ({"t": {"num_epochs": 1, "seeds": 2}, "a": {"fork_from": "t"}}, "fewer seeds"),
+        ({"t": {"num_epochs": 2}, "a": {"fork_from": "t", "read_epochs": [2]}}, "2 < E < 4"),
+        ({"a": {"read_epochs": [4]}}, "0 < E < 4"),
+        ({"a": {"read_epochs": "3"}}, "0 < E < 4"),
     ],
 )
 def test_bad_forks_are_refused_naming_what_is_wrong(configurations, message):
@@ -69,6 +72,28 @@ def test_forks_of_one_trunk_are_paired_and_wait_for_it(tmp_path):
     assert trunk[trunk.index("--eval-repetitions") + 1] == str(spec.repetitions)
 
 
+def _progress(cell, epochs: int) -> None:
+    cell.directory.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps({"epoch": epoch}) for epoch in range(1, epochs + 1)]
+    (cell.directory / "progress.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_a_read_epoch_trains_to_it_then_evaluates_it_then_goes_on(tmp_path):
+    spec = _spec(t={"num_epochs": 1}, a={"fork_from": "t", "read_epochs": [2]})
+    arm = {cell.name: cell for cell in grid(spec, tmp_path, ROOT)}["a_s0"]
+    command = arm.commands()[0]
+    assert command[command.index("--num-epochs") + 1] == "2"
+    _progress(arm, 2)  # trained to the read epoch, its evaluation interrupted: evaluate it
+    assert arm.commands()[0][3:5] == ["eval", "--root-dir"]
+    assert "--num-epochs" not in arm.commands()[0]
+    arm.read_epoch_file(2).parent.mkdir()
+    arm.read_epoch_file(2).write_text("{}")
+    command = arm.commands()[0]
+    assert command[command.index("--num-epochs") + 1] == "4"
+    _progress(arm, 3)
+    assert arm.commands()[0][command.index("--num-epochs") + 1] == "4"
+
+
 def test_a_paired_grid_forks_its_arm_from_the_finished_trunk(tmp_path):
     (tmp_path / "forks.gin").write_text(FORKS)
     runs, out = tmp_path / "runs", tmp_path / "out"
@@ -83,8 +108,10 @@ def test_a_paired_grid_forks_its_arm_from_the_finished_trunk(tmp_path):
     fork = json.loads((runs / "other_s0" / "fork.json").read_text())
     assert fork["source"] == str(runs / "trunk_s0") and fork["epoch"] == 1
     progress = [json.loads(line) for line in (runs / "other_s0" / "progress.jsonl").open()]
-    assert [r["epoch"] for r in progress] == [1, 2] and progress[0] == trunk[0]
-    assert (runs / "other_s0" / "evaluations" / "epoch_0002.json").exists()
+    assert [r["epoch"] for r in progress] == [1, 2, 3] and progress[0] == trunk[0]
+    evaluations = runs / "other_s0" / "evaluations"
+    read = [json.loads((evaluations / f"epoch_000{e}.json").read_text()) for e in (2, 3)]
+    assert [r["epoch"] for r in read] == [2, 3]  # the declared earlier read, then the last
     files = {path.name for path in (runs / "other_s0").iterdir()}
     assert "learning_curve.png" in files and "agent.gif" not in files  # demo_goals = []
     changed = json.loads((runs / "other_s0" / "fork.json").read_text())["changed"]

@@ -13,6 +13,7 @@ from imagine_tf.language.goal_invention import (
     ConstructionGrammarHeuristic,
     GoalImagination,
     coverage,
+    imaginable_test_goals,
 )
 
 
@@ -62,6 +63,8 @@ def test_the_training_goals_give_the_reference_figures():
     assert round(figures["share_of_imagined_in_test"], 3) == 0.467
     assert "Grow red door" in figures["not_achievable"]
     assert imagination.update(grammar.train_goals()) == []  # nothing new the second time
+    found = sorted(set(invented) - set(figures["test_goals_missed"]) & set(grammar.test_goals()))
+    assert list(imaginable_test_goals()) == found and len(found) == 56
 
 
 _INVENT = (

@@ -178,6 +178,10 @@ def test_eval_and_report_of_a_tiny_run(oracle_run, tmp_path):
     kept = json.loads((root / "evaluations" / "epoch_0002.json").read_text())
     assert kept == json.loads((root / "eval.json").read_text())
     assert len(result["per_goal"]) == 255 and set(result["per_type"]) == {"1", "2", "3", "4", "5"}
+    per_goal, types = result["per_goal"], result["per_type"]
+    assert result["test_success_type_mean"] == pytest.approx(sum(types.values()) / 5)
+    no_flower = [per_goal[g] for g in grammar.test_goals() if "flower" not in g]
+    assert result["test_success_imaginable"] == pytest.approx(sum(no_flower) / 56)
     assert set(result["train_per_predicate"]) == {"Go", "Grasp", "Grow"}
     grow_train = [g for g in grammar.train_goals() if g.startswith("Grow")]
     outcomes = result["grow_outcomes"]["train"]
