@@ -100,6 +100,12 @@ AGENT_CONFIGS = {
         "reward_model.patience": 5,
         "train_eval.num_epochs": 30,
     },
+    "studies/imagination_preregistered.gin": {
+        **IMAGINE,
+        "final_goal_ratio": 0.5,
+        "compute_dtype": "float32",
+        "train_eval.num_epochs": 30,
+    },
     "agent/imagine.gin": IMAGINE,
     "agent/imagine_none.gin": {**IMAGINE, "imagination": "none"},
     "agent/imagine_final_goal.gin": {**IMAGINE, "final_goal_ratio": 0.5},

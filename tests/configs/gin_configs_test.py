@@ -37,12 +37,32 @@ QUICKSTART = ROOT / "configs" / "agent" / "quickstart.gin"
 SMOKE = ROOT / "configs" / "agent" / "smoke.gin"
 IMAGINE = ROOT / "configs" / "agent" / "imagine.gin"
 STUDY = ROOT / "configs" / "studies" / "imagination.gin"
+PREREGISTERED = ROOT / "configs" / "studies" / "imagination_preregistered.gin"
 
 
 def test_every_config_is_tested():
     tested = set(ENV_CONFIGS) | set(REWARD_CONFIGS) | set(AGENT_CONFIGS) | set(IMAGINE_CONFIGS)
     tested |= set(TUNE_CONFIGS)
-    assert tested | {QUICKSTART, SMOKE, STUDY} == set(CONFIGS)
+    assert tested | {QUICKSTART, SMOKE, STUDY, PREREGISTERED} == set(CONFIGS)
+
+
+def test_the_preregistered_study_is_imagine_with_final_goals_at_the_reference_epochs(
+    tmp_path, monkeypatch
+):
+    import argparse
+
+    from imagine_tf.cli.common import parse_gin
+    from imagine_tf.training import train_eval
+
+    monkeypatch.chdir(tmp_path)
+    parse_gin(argparse.Namespace(gin_file=[str(PREREGISTERED)], gin_binding=[]), train_eval)
+    config = train_eval.TrainConfig()
+    assert (config.architecture, config.reward, config.final_goal_ratio) == ("ma", "learned", 0.5)
+    assert (config.episodes_per_cycle, config.cycles_per_epoch) == (12, 50)
+    assert (config.updates_per_cycle, config.batch_size, config.reward_update_every) == (50, 256, 2)
+    assert (config.imagination, config.imagination_start) == ("cgh", 10)
+    assert config.compute_dtype == "float32" and config.final_layer_init == "he_uniform"
+    assert gin.query_parameter("train_eval.num_epochs") == 30
 
 
 def test_the_imagination_study_is_the_quickstart_in_shorter_epochs(tmp_path, monkeypatch):
