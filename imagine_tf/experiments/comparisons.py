@@ -82,8 +82,12 @@ def test_claim(claim: Claim, metric: str, a: dict, b: dict, paired: bool) -> dic
         "claim": claim.text(metric),
         "relation": claim.relation,
         "margin": claim.margin,
+        "refute_below": claim.refute_below,
+        "gate": False,
         **test,
         **described,  # its unshifted difference, not the shifted test's
+        "values_a": values_a,  # for the family-adjusted interval (`adjust_family`)
+        "values_b": values_b,
     }
 
 
@@ -97,10 +101,11 @@ def claims_and_descriptions(
         (c.a, c.b, m) for c in spec.claims() for m in ([c.metric] if c.metric else spec.metrics)
     }
     for claim in spec.claims():
-        paired = spec.design == "paired" or spec.paired(claim.a, claim.b)
+        paired = spec.design != "independent" and spec.paired(claim.a, claim.b)
         for metric in [claim.metric] if claim.metric else list(spec.metrics):
             side_a, side_b = metrics_of[claim.a][metric], metrics_of[claim.b][metric]
             tests.append(test_claim(claim, metric, side_a, side_b, paired))
+            tests[-1]["gate"] = spec.is_gate(claim, metric)
         for metric in spec.metrics:
             key = (claim.a, claim.b, metric)
             if key in tested or key in described:
@@ -113,17 +118,43 @@ def claims_and_descriptions(
 
 def adjust_family(tests: Sequence[dict]) -> dict:
     """Holm's adjustment over every test in ``tests`` (in place: "p_holm"; claims also get
-    "verdict"); returns the family's description."""
+    the family-adjusted interval "adjusted_ci" at 1 − α / m and their "verdict"); returns the
+    family's description. When a gate (the positive control) does not hold, every other
+    claim's verdict is "gate failed"."""
     adjusted = statistics.holm([test["p"] for test in tests])
+    size = sum(test["p"] is not None for test in tests)
+    confidence = statistics.adjusted_confidence(size)
     for test, p_holm in zip(tests, adjusted):
         test["p_holm"] = p_holm
         if "relation" in test:
+            test["adjusted_ci"] = _adjusted_interval(test, confidence)
             test["verdict"] = statistics.verdict(
-                test["relation"], p_holm, test.get("difference_ci"), test["margin"]
+                test["relation"],
+                p_holm,
+                test["adjusted_ci"],
+                test["margin"],
+                test.get("refute_below"),
             )
+    gates = [test for test in tests if test.get("gate")]
+    gate_holds = all(test["verdict"] == "holds" for test in gates)
+    if not gate_holds:
+        for test in tests:
+            if "relation" in test and not test.get("gate"):
+                test["verdict"] = "gate failed"
     return {
         "adjustment": "holm",
         "alpha": statistics.ALPHA,
-        "size": sum(test["p"] is not None for test in tests),
+        "size": size,
         "tests": len(tests),
+        "adjusted_confidence": confidence,
+        "gate": None if not gates else ("holds" if gate_holds else "failed"),
     }
+
+
+def _adjusted_interval(test: dict, confidence: float) -> list[float] | None:
+    """The family-adjusted t interval of a claim's difference (from its values; a record
+    written before they were kept has its raw interval only: None)."""
+    if "values_a" not in test:
+        return None
+    paired = test["design"] == "paired"
+    return statistics.difference_interval(test["values_a"], test["values_b"], paired, confidence)

@@ -15,7 +15,7 @@ import pathlib
 import gin
 
 KINDS = ("agent", "reward", "reward_study")
-DESIGNS = ("paired", "independent")
+DESIGNS = ("forks", "independent")
 RELATIONS = (">", ">=")  # as `statistics.RELATIONS` (no scipy import here)
 FIGURES = ("curves", "objects", "types", "bars")
 EXPERIMENTS_DIR = pathlib.Path("configs") / "experiments"
@@ -54,12 +54,18 @@ class ExperimentSpec:
         epoch_EEEE.json``; reward: its ``metrics.json``), e.g. "test_success",
         "per_type.5", "summary.one_object.test.f1".
       comparisons: the report's family of claims, each (a, b[, metric[, relation[,
-        margin]]]): "a RELATION b" on ``metric`` (every metric if absent or None; at each N of
-        ``eval_num_objects`` too), relation ">" (default) or ">=", margin the smallest effect
-        claimed for ">" or the tolerated loss for ">=" (default 0). Each is tested (paired t
-        or Welch), Holm-adjusted over the family and given a verdict (`statistics.verdict`).
-      design: "paired" (default): cells of one seed are pairs (forks of one run, or runs
-        sharing the seed), compared with paired tests; "independent": Welch's test.
+        margin[, refute_below]]]]): "a RELATION b" on ``metric`` (every metric if absent or
+        None; at each N of ``eval_num_objects`` too), relation ">" (default) or ">=", margin
+        the effect claimed for ">" (a − b > margin) or the tolerated loss for ">=" (default
+        0), refute_below (">" only) the smallest effect of interest below which the claim is
+        refuted (default: the margin). Each is tested (paired t or Welch), Holm-adjusted over
+        the family and given a verdict on the family-adjusted interval (`statistics.verdict`).
+      gate: (a, b, metric) of one declared claim, the positive control: unless it holds, the
+        other claims' verdicts are "gate failed" (the study cannot detect an effect).
+      design: "forks" (default): two configurations are paired when their cells fork from
+        one run of the seed (`paired`: the same "fork_from", or one the other's source), and
+        compared with paired tests; else, and always with "independent", Welch's test (runs
+        that only share a seed number are independent samples).
       curves: {label: key of a ``progress.jsonl`` record} (agent): the per-epoch curves the
         report aggregates and draws (the first two are dated against each other); default
         train and test SR.
@@ -82,7 +88,8 @@ class ExperimentSpec:
     eval_num_objects: tuple = ()
     metrics: dict = dataclasses.field(default_factory=dict)
     comparisons: tuple = ()
-    design: str = "paired"
+    gate: tuple = ()
+    design: str = "forks"
     curves: dict = dataclasses.field(
         default_factory=lambda: {"train SR": "eval_train_success", "test SR": "eval_test_success"}
     )
@@ -178,9 +185,20 @@ class ExperimentSpec:
             if not _valid_claim(comparison, self.configurations, self.metrics):
                 raise ValueError(
                     f"Comparison {comparison!r} of {self.name!r}: (a, b[, metric[, relation[, "
-                    f"margin]]]) with a, b of {sorted(self.configurations)}, metric of "
-                    f"{sorted(self.metrics)} or None, relation of {RELATIONS}, margin >= 0."
+                    f"margin[, refute_below]]]]) with a, b of {sorted(self.configurations)}, "
+                    f"metric of {sorted(self.metrics)} or None, relation of {RELATIONS}, "
+                    "margin >= 0, refute_below >= margin (for '>' only)."
                 )
+        claimed = [(c.a, c.b, c.metric) for c in self.claims()]
+        if self.gate and tuple(self.gate) not in claimed:
+            raise ValueError(
+                f"ExperimentSpec.gate of {self.name!r} must be the (a, b, metric) of a declared "
+                f"comparison, one of {claimed}; got {self.gate!r}."
+            )
+
+    def is_gate(self, claim: "Claim", metric: str) -> bool:
+        """Whether ``claim`` on ``metric`` is the declared positive control (`gate`)."""
+        return tuple(self.gate) == (claim.a, claim.b, metric)
 
     def claims(self) -> list[Claim]:
         """The declared comparisons with their defaults filled in."""
@@ -239,22 +257,29 @@ class Claim:
     metric: str | None = None
     relation: str = ">"
     margin: float = 0.0
+    refute_below: float | None = None
 
     def text(self, metric: str) -> str:
-        relation = "≥" if self.relation == ">=" else ">"
-        margin = f" (margin {self.margin:g})" if self.margin else ""
-        return f"{self.a} {relation} {self.b} on {metric}{margin}"
+        if self.relation == ">=":
+            margin = f" − {self.margin:g}" if self.margin else ""
+            return f"{self.a} ≥ {self.b}{margin} on {metric}"
+        margin = f" + {self.margin:g}" if self.margin else ""
+        refuted = "" if self.refute_below is None else f" (refuted below +{self.refute_below:g})"
+        return f"{self.a} > {self.b}{margin} on {metric}{refuted}"
 
 
 def _valid_claim(comparison, configurations: dict, metrics: dict) -> bool:
-    if not isinstance(comparison, (tuple, list)) or not 2 <= len(comparison) <= 5:
+    if not isinstance(comparison, (tuple, list)) or not 2 <= len(comparison) <= 6:
         return False
-    a, b, metric, relation, margin = (*comparison, None, ">", 0.0)[:5]
-    if len(comparison) >= 4:
-        relation = comparison[3]
-    if len(comparison) == 5:
-        margin = comparison[4]
-    return (
+    defaults = (None, None, None, ">", 0.0, None)  # by position: metric, relation, margin, …
+    a, b, metric, relation, margin, refute_below = (*comparison, *defaults[len(comparison) :])
+    refutation_ok = refute_below is None or (
+        relation == ">"
+        and isinstance(margin, (int, float))
+        and isinstance(refute_below, (int, float))
+        and refute_below >= margin
+    )
+    return refutation_ok and (
         a in configurations
         and b in configurations
         and a != b

@@ -3,17 +3,21 @@
 * **Summaries**: mean, sample std (ddof = 1: the only convention in this project's records),
   median and interquartile range; the IQM and bootstrap CIs are in `intervals`.
 * **Tests**, two-tailed: a paired design (the arms of one seed forked from one run) uses the
-  paired t-test, with the Wilcoxon signed-rank test beside it (exact; with 5 pairs its smallest
-  p is 0.0625, so it can only confirm); independent samples use Welch's t-test, as Karch,
-  Colas et al. (2020) do.
-* **Multiplicity**: Holm's step-down adjustment over a report's family of tests.
+  paired t-test, with the Wilcoxon signed-rank test beside it (exact without zero or tied
+  differences, else scipy's normal approximation: ``wilcoxon_method`` says which; with 5
+  pairs its smallest exact p is 0.0625, so it can only confirm); independent samples use
+  Welch's t-test, as Karch, Colas et al. (2020) do.
+* **Multiplicity**: Holm's step-down adjustment over a report's family of m tests; the
+  verdicts read intervals adjusted to the family, at level 1 − α / m (Bonferroni's, which
+  contain every difference Holm's procedure could call significant).
 * **CIs of a difference** are t-based, matching the test (`difference_interval`): with 3 to
   10 seeds a percentile bootstrap CI undercovers, so the bootstrap serves the per-configuration
   estimates and P(a > b) (`intervals`), the t interval the verdicts.
-* **Verdicts** (`verdict`): a claim *holds* when its Holm-adjusted p < α and the CI of its
-  difference lies beyond 0 (beyond −margin for "≥"); it *is refuted* when that CI excludes
-  every effect the claim allows (below the margin for ">"; below −margin for "≥"); it is
-  *undecided* otherwise. "Not significant" is never "does not hold".
+* **Verdicts** (`verdict`), on the adjusted interval: a claim "a > b + margin" *holds* when
+  its Holm-adjusted p < α and the interval lies above the margin (above −margin for "≥",
+  non-inferiority); it *is refuted* when the interval lies below the smallest effect of
+  interest (``refute_below``, by default the margin; −margin for "≥"); it is *undecided*
+  otherwise. "Not significant" is never "does not hold".
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from scipy import stats
 
 ALPHA = 0.05
 RELATIONS = (">", ">=")
-VERDICTS = ("holds", "refuted", "undecided", "not tested")
+VERDICTS = ("holds", "refuted", "undecided", "not tested", "gate failed")
 
 
 def _kept(values: Sequence[float]) -> list[float]:
@@ -105,7 +109,22 @@ def paired(a: Sequence[float], b: Sequence[float], shift: float = 0.0) -> dict:
     result["a_greater"] = bool(test.pvalue < ALPHA and shifted.mean() > 0)
     if np.any(shifted != 0):
         result["wilcoxon_p"] = float(stats.wilcoxon(shifted, zero_method="wilcox").pvalue)
+        result["wilcoxon_method"] = wilcoxon_method(shifted)
     return result
+
+
+def wilcoxon_method(differences: np.ndarray) -> str:
+    """How scipy's `wilcoxon` (method "auto") computed its p for these differences: "exact"
+    with at most 50 of them, none zero and no ties in |d|, else "normal approximation"."""
+    magnitudes = np.abs(differences)
+    exact = len(differences) <= 50 and np.all(magnitudes > 0)
+    exact = exact and len(np.unique(magnitudes)) == len(magnitudes)
+    return "exact" if exact else "normal approximation"
+
+
+def adjusted_confidence(family_size: int) -> float:
+    """The level of a family's adjusted intervals: 1 − α / m (0.95 for one test)."""
+    return 1.0 - ALPHA / max(int(family_size), 1)
 
 
 def difference_interval(
@@ -151,28 +170,39 @@ def verdict(
     p_adjusted: float | None,
     ci: Sequence[float] | None,
     margin: float = 0.0,
+    refute_below: float | None = None,
 ) -> str:
     """What a claim "a REL b" may be called (the module docstring): "holds", "refuted",
     "undecided", or "not tested" (no p or no CI).
 
     Args:
-      relation: ">" (a beats b by some effect; ``margin`` is the smallest effect claimed) or
-        ">=" (a is no worse than b by more than ``margin``).
+      relation: ">" (a exceeds b by more than ``margin``) or ">=" (a is no worse than b by
+        more than ``margin``).
       p_adjusted: the test's Holm-adjusted p (for ">=", of the difference shifted by margin).
-      ci: the CI of the difference a − b.
+      ci: the family-adjusted CI of the difference a − b.
       margin: see ``relation`` (>= 0).
+      refute_below: ">" only: the smallest effect of interest (>= margin): the claim is
+        refuted when the whole interval lies below it (default: the margin).
     """
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}.")
     if margin < 0:
         raise ValueError(f"margin must be >= 0, got {margin}.")
+    if refute_below is not None and (relation != ">" or refute_below < margin):
+        raise ValueError(
+            f"refute_below is the smallest effect of interest of a '>' claim, >= its margin "
+            f"{margin}; got {refute_below} for {relation!r}."
+        )
     if p_adjusted is None or ci is None:
         return "not tested"
     low, high = ci
-    bound = 0.0 if relation == ">" else -margin
+    bound = margin if relation == ">" else -margin
     if p_adjusted < ALPHA and low > bound:
         return "holds"
-    excluded = high < margin if relation == ">" else high < -margin
+    if relation == ">":
+        excluded = high < (margin if refute_below is None else refute_below)
+    else:
+        excluded = high < -margin
     return "refuted" if excluded else "undecided"
 
 

@@ -85,6 +85,15 @@ def test_verdict_rules():
     assert statistics.verdict(">", 0.2, [0.02, 0.2]) == "undecided"  # CI clear, p not
     assert statistics.verdict(">", 0.01, [-0.01, 0.2]) == "undecided"
     assert statistics.verdict(">", 0.5, [-0.1, 0.04], margin=0.05) == "refuted"
+    # "a > b + margin" holds only when the interval clears the margin
+    assert statistics.verdict(">", 0.01, [0.02, 0.2], margin=0.05) == "undecided"
+    assert statistics.verdict(">", 0.01, [0.06, 0.2], margin=0.05) == "holds"
+    # "a > b", refuted below the smallest effect of interest
+    assert statistics.verdict(">", 0.5, [-0.1, 0.04], refute_below=0.05) == "refuted"
+    assert statistics.verdict(">", 0.5, [-0.1, 0.06], refute_below=0.05) == "undecided"
+    assert statistics.verdict(">", 0.01, [0.01, 0.04], refute_below=0.05) == "holds"
+    with pytest.raises(ValueError, match="smallest effect of interest"):
+        statistics.verdict(">=", 0.01, [0, 1], margin=0.05, refute_below=0.1)
     assert statistics.verdict(">", None, None) == "not tested"
     with pytest.raises(ValueError, match="relation must be one of"):
         statistics.verdict("<", 0.01, [0, 1])
@@ -111,5 +120,73 @@ def test_describe_gives_ddof_1_std_quartiles_and_keeps_seeds():
         comparisons.by_seed_of({"values": [0.1, 0.2]}, [0, 1, 2])
 
 
+def test_verdicts_read_the_family_adjusted_interval():
+    base = np.linspace(0.2, 0.8, 10)
+    a = base + 0.03 + np.array([0.02, -0.03, 0.04, -0.01, 0.03, -0.02, 0.01, 0.0, 0.02, -0.01])
+    claim = Claim("a", "b", refute_below=0.05)
+    alone = comparisons.test_claim(claim, "m", _by_seed(a), _by_seed(base), paired=True)
+    comparisons.adjust_family([alone])
+    assert alone["adjusted_ci"] == pytest.approx(alone["difference_ci"])  # a family of one
+    eight = [comparisons.test_claim(claim, "m", _by_seed(a), _by_seed(base), True)]
+    eight += [dict(eight[0]) for _ in range(7)]
+    family = comparisons.adjust_family(eight)
+    assert family["adjusted_confidence"] == pytest.approx(1 - 0.05 / 8)
+    low, high = eight[0]["adjusted_ci"]
+    raw_low, raw_high = alone["difference_ci"]
+    assert low < raw_low and high > raw_high  # wider: 1 - 0.05 / 8 against 0.95
+    t = stats.t.ppf(1 - 0.05 / 16, 9) * np.std(a - base, ddof=1) / np.sqrt(10)
+    assert [low, high] == pytest.approx([np.mean(a - base) - t, np.mean(a - base) + t])
+
+
+def test_a_gate_that_fails_leaves_the_other_claims_undecided_by_it():
+    rng = np.random.default_rng(3)
+    b = rng.uniform(0.2, 0.8, 10)
+    control = comparisons.test_claim(
+        Claim("oracle", "none"), "m", _by_seed(b + rng.normal(0, 0.01, 10)), _by_seed(b), True
+    )
+    control["gate"] = True
+    lifted = _by_seed(b + 0.3 + rng.normal(0, 0.01, 10))
+    big = comparisons.test_claim(Claim("cgh", "none"), "m", lifted, _by_seed(b), True)
+    family = comparisons.adjust_family([control, big])
+    assert family["gate"] == "failed" and control["verdict"] != "holds"
+    assert big["verdict"] == "gate failed"
+    control["values_a"] = list(b + 0.2 + rng.normal(0, 0.01, 10))
+    control["p"] = 1e-6
+    assert comparisons.adjust_family([control, big])["gate"] == "holds"
+    assert big["verdict"] == "holds"
+
+
+def test_wilcoxon_says_when_its_p_is_exact():
+    assert statistics.wilcoxon_method(np.array([0.1, 0.2, 0.3, -0.05])) == "exact"
+    assert statistics.wilcoxon_method(np.array([0.1, 0.1, 0.3])) == "normal approximation"
+    assert statistics.wilcoxon_method(np.array([0.0, 0.1, 0.3])) == "normal approximation"
+    tied = statistics.paired([0.5, 0.6, 0.7, 0.8], [0.4, 0.5, 0.5, 0.6])
+    assert tied["wilcoxon_method"] == "normal approximation"
+
+
 def _by_seed(values) -> dict:
     return {str(i): float(v) for i, v in enumerate(values)}
+
+
+def test_claims_and_gates_are_checked_when_declared():
+    from imagine_tf.experiments.spec import ExperimentSpec
+
+    def spec(comparisons, gate=()):
+        configurations = {"t": {"num_epochs": 1}, "a": {"fork_from": "t"}, "b": {"fork_from": "t"}}
+        return ExperimentSpec(
+            configurations=configurations,
+            metrics={"m": "x"},
+            num_epochs=2,
+            comparisons=comparisons,
+            gate=gate,
+        )
+
+    good = spec((("a", "b", "m", ">", 0.0, 0.05),), gate=("a", "b", "m"))
+    assert good.claims()[0].refute_below == 0.05 and good.is_gate(good.claims()[0], "m")
+    assert good.claims()[0].text("m") == "a > b on m (refuted below +0.05)"
+    with pytest.raises(ValueError, match="refute_below >= margin"):
+        spec((("a", "b", "m", ">", 0.1, 0.05),))
+    with pytest.raises(ValueError, match="refute_below >= margin"):
+        spec((("a", "b", "m", ">=", 0.05, 0.1),))
+    with pytest.raises(ValueError, match="gate of .* must be the"):
+        spec((("a", "b", "m"),), gate=("b", "a", "m"))
