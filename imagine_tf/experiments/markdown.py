@@ -13,6 +13,7 @@ VERDICT_WORDS = {
     "refuted": "**refuted**",
     "undecided": "undecided",
     "not tested": "not tested",
+    "gate failed": "not decided (gate failed)",
 }
 
 
@@ -58,7 +59,10 @@ def _improvement(test: dict) -> str:
 def _test_cells(test: dict) -> list[str]:
     statistic = "—" if test["t"] is None else f"t = {test['t']:.2f}"
     if test.get("wilcoxon_p") is not None:
-        statistic += f" (Wilcoxon p = {test['wilcoxon_p']:.2g})"
+        method = {"exact": "exact", "normal approximation": "normal approx."}.get(
+            test.get("wilcoxon_method"), "method not recorded"
+        )
+        statistic += f" (Wilcoxon p = {test['wilcoxon_p']:.2g}, {method})"
     return [statistic, _number(test["p"], ".2g"), _number(test.get("p_holm"), ".2g")]
 
 
@@ -67,9 +71,9 @@ def claims_table(tests: list[dict], with_n: bool = False) -> list[str]:
     Holm-adjusted p, and the verdict."""
     n_column = "N | " if with_n else ""
     lines = [
-        f"| claim | {n_column}design (n) | a − b [95 % t CI] | P(a > b) [bootstrap CI] | test | p | "
-        "Holm p | verdict |",
-        "|---|" + ("---|" if with_n else "") + "---|---|---|---|---|---|---|",
+        f"| claim | {n_column}design (n) | a − b [95 % t CI] | adjusted CI | "
+        "P(a > b) [bootstrap CI] | test | p | Holm p | verdict |",
+        "|---|" + ("---|" if with_n else "") + "---|---|---|---|---|---|---|---|",
     ]
     for test in tests:
         n = (
@@ -82,6 +86,7 @@ def claims_table(tests: list[dict], with_n: bool = False) -> list[str]:
             *([str(test["num_objects"])] if with_n else []),
             f"{test['design']} ({n})",
             _difference(test),
+            _interval(test.get("adjusted_ci"), "+.3f").strip() or "—",
             _improvement(test),
             *_test_cells(test),
             VERDICT_WORDS[test["verdict"]],
@@ -93,7 +98,10 @@ def claims_table(tests: list[dict], with_n: bool = False) -> list[str]:
 def markdown(spec: ExperimentSpec, content: dict) -> str:
     """The report as markdown."""
     configurations = content["configurations"]
-    lines = [f"# Experiment `{spec.name}`", "", spec.description, ""]
+    lines = [f"# Experiment `{spec.name}`", ""]
+    if content.get("family", {}).get("gate") == "failed":
+        lines += ["**Insensitive: the positive control failed; this study decides nothing.**", ""]
+    lines += [spec.description, ""]
     lines += _metric_tables(spec, content, configurations)
     lines += _claim_tables(content)
     if spec.eval_num_objects:
@@ -170,12 +178,25 @@ def _claim_tables(content: dict) -> list[str]:
         "",
         f"## Claims (one family of {family.get('size', 0)} tests, Holm-adjusted, α = {ALPHA})",
         "",
-        "A claim **holds** when its Holm-adjusted p < α and the CI of its difference excludes 0 "
-        "(−margin for ≥); it is **refuted** when that CI excludes every effect the claim allows; "
-        "otherwise it is undecided. Paired designs (cells of one seed) use the paired t-test "
-        "(Wilcoxon's signed-rank p beside it), independent ones Welch's.",
+        "A claim **holds** when its Holm-adjusted p < α and its family-adjusted interval "
+        f"(level {_number(family.get('adjusted_confidence'), '.4f')}, 1 − α / m) lies above "
+        "its margin (above −margin for ≥); it is **refuted** when that interval lies below "
+        "the smallest effect of interest (the margin unless declared; −margin for ≥); "
+        "otherwise it is undecided. Configurations whose cells fork from one run of a seed are "
+        "paired (paired t-test, Wilcoxon's signed-rank p beside it); the others are "
+        "independent samples (Welch's test).",
         "",
     ]
+    if family.get("gate") is not None:
+        lines += [
+            f"**Gate (positive control): {family['gate']}.**"
+            + (
+                " The study cannot detect an effect: it decides nothing."
+                if family["gate"] == "failed"
+                else ""
+            ),
+            "",
+        ]
     lines += (
         claims_table(content["comparisons"])
         if content["comparisons"]

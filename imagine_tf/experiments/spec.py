@@ -16,6 +16,9 @@ import gin
 
 KINDS = ("agent", "reward", "reward_study")
 DESIGNS = ("forks", "independent")
+CONFIGURATION_KEYS = frozenset(
+    ("gin_files", "bindings", "args", "seeds", "runs_of", "num_epochs", "fork_from", "read_epochs")
+)
 RELATIONS = (">", ">=")  # as `statistics.RELATIONS` (no scipy import here)
 FIGURES = ("curves", "objects", "types", "bars")
 EXPERIMENTS_DIR = pathlib.Path("configs") / "experiments"
@@ -143,33 +146,8 @@ class ExperimentSpec:
                 f"{len(self.configurations)} configurations, {self.seeds} seeds, "
                 f"{len(self.metrics)} metrics."
             )
-        keys = {
-            "gin_files",
-            "bindings",
-            "args",
-            "seeds",
-            "runs_of",
-            "num_epochs",
-            "fork_from",
-            "read_epochs",
-        }
         for label, configuration in self.configurations.items():
-            unknown = set(configuration) - keys
-            seeds = configuration.get("seeds", 1)
-            shared = configuration.get("runs_of")
-            bad_share = shared is not None and (
-                not isinstance(shared, str) or len(shared.split("/")) != 2
-            )
-            bad_seeds = not isinstance(seeds, int) or seeds < 1
-            if unknown or bad_share or bad_seeds or "/" in label or not label:
-                raise ValueError(
-                    f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
-                    "gin_files, bindings, args, seeds (an int >= 1), runs_of "
-                    "('EXPERIMENT/LABEL'), num_epochs (an int >= 1), fork_from (a label), "
-                    "read_epochs (ints); "
-                    f"got {configuration}."
-                )
-            self._check_fork(label, configuration)
+            self._check_configuration(label, configuration)
         for label, values in self.paper_values.items():
             if label not in self.configurations or not _paper_figures(values, self.metrics):
                 raise ValueError(
@@ -181,6 +159,29 @@ class ExperimentSpec:
             raise ValueError(
                 f"ExperimentSpec.design must be one of {DESIGNS}, got {self.design!r}."
             )
+        self._check_claims()
+
+    def _check_configuration(self, label: str, configuration: dict) -> None:
+        """One configuration's label and keys are valid, and so is its fork."""
+        unknown = set(configuration) - CONFIGURATION_KEYS
+        seeds = configuration.get("seeds", 1)
+        shared = configuration.get("runs_of")
+        bad_share = shared is not None and (
+            not isinstance(shared, str) or len(shared.split("/")) != 2
+        )
+        bad_seeds = not isinstance(seeds, int) or seeds < 1
+        if unknown or bad_share or bad_seeds or "/" in label or not label:
+            raise ValueError(
+                f"Configuration {label!r} of {self.name!r}: a label without '/' and the keys "
+                "gin_files, bindings, args, seeds (an int >= 1), runs_of "
+                "('EXPERIMENT/LABEL'), num_epochs (an int >= 1), fork_from (a label), "
+                "read_epochs (ints); "
+                f"got {configuration}."
+            )
+        self._check_fork(label, configuration)
+
+    def _check_claims(self) -> None:
+        """The declared comparisons name known configurations and metrics; the gate is one."""
         for comparison in self.comparisons:
             if not _valid_claim(comparison, self.configurations, self.metrics):
                 raise ValueError(

@@ -12,6 +12,9 @@ from imagine_tf.experiments.cells import grid
 from imagine_tf.experiments.spec import ExperimentSpec
 from tests.experiments.small_cells import gin_items
 
+# ExperimentSpec is gin-configurable: an earlier test's bindings must not reach these specs.
+pytestmark = pytest.mark.usefixtures("clear_gin")
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # Epochs of small cells (`small_cells`): a cell costs seconds.

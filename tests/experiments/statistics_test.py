@@ -9,6 +9,9 @@ from scipy import stats
 from imagine_tf.experiments import comparisons, intervals, statistics
 from imagine_tf.experiments.spec import Claim
 
+# ExperimentSpec is gin-configurable: an earlier test's bindings must not reach these specs.
+pytestmark = pytest.mark.usefixtures("clear_gin")
+
 
 def test_holm_by_hand_keeps_order_and_skips_untested():
     # sorted: 0.005 x 4 = 0.02, 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, max(0.06, 0.04 x 1) = 0.06
