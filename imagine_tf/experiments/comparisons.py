@@ -73,7 +73,8 @@ def test_claim(claim: Claim, metric: str, a: dict, b: dict, paired: bool) -> dic
     """One test of the family: ``claim`` on ``metric`` (`describe_pair` and its test)."""
     values_a, values_b, seeds = _pair(a, b, paired)
     described = _described(claim.a, claim.b, metric, values_a, values_b, seeds, paired)
-    shift = claim.margin if claim.relation == ">=" else 0.0  # non-inferiority: a − b + margin
+    # the null at the claim's margin: a − b + margin (non-inferiority, >=), a − b − margin (>)
+    shift = claim.margin if claim.relation == ">=" else -claim.margin
     if paired:
         test = statistics.paired(values_a, values_b, shift=shift)
     else:

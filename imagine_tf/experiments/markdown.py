@@ -182,8 +182,9 @@ def _claim_tables(content: dict) -> list[str]:
         f"(level {_number(family.get('adjusted_confidence'), '.4f')}, 1 − α / m) lies above "
         "its margin (above −margin for ≥); it is **refuted** when that interval lies below "
         "the smallest effect of interest (the margin unless declared; −margin for ≥); "
-        "otherwise it is undecided. Configurations whose cells fork from one run of a seed are "
-        "paired (paired t-test, Wilcoxon's signed-rank p beside it); the others are "
+        "otherwise it is undecided. Its p is two-sided, of a − b against the margin (a − b − "
+        "margin for >, a − b + margin for ≥). Configurations whose cells fork from one run of "
+        "a seed are paired (paired t-test, Wilcoxon's signed-rank p beside it); the others are "
         "independent samples (Welch's test).",
         "",
     ]

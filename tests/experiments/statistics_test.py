@@ -53,6 +53,17 @@ def test_a_null_effect_is_undecided_and_a_tight_null_is_refuted():
     assert tight["difference_ci"][1] < 0.05 and tight["verdict"] == "refuted"
 
 
+def test_a_claim_by_a_margin_is_tested_at_its_margin_not_at_zero():
+    b = np.array([0.10, 0.12, 0.11, 0.09, 0.13, 0.10])
+    a = b + 0.05 + np.array([0.002, -0.002, 0.001, -0.001, 0.003, -0.003])  # a − b ≈ margin
+    by_margin = comparisons.test_claim(
+        Claim("a", "b", margin=0.05), "m", _by_seed(a), _by_seed(b), paired=True
+    )
+    at_zero = comparisons.test_claim(Claim("a", "b"), "m", _by_seed(a), _by_seed(b), paired=True)
+    assert at_zero["p"] < 1e-6 < 0.5 < by_margin["p"]
+    assert by_margin["difference"] == pytest.approx(at_zero["difference"])  # unshifted
+
+
 def test_a_large_effect_holds_with_certain_improvement():
     a, b = np.array([0.90, 0.91, 0.92, 0.89, 0.93]), np.array([0.10, 0.12, 0.11, 0.09, 0.13])
     test = comparisons.test_claim(Claim("a", "b"), "m", _by_seed(a), _by_seed(b), paired=True)
