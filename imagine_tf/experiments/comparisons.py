@@ -102,7 +102,7 @@ def claims_and_descriptions(
         (c.a, c.b, m) for c in spec.claims() for m in ([c.metric] if c.metric else spec.metrics)
     }
     for claim in spec.claims():
-        paired = spec.design != "independent" and spec.paired(claim.a, claim.b)
+        paired = spec.paired(claim.a, claim.b)
         for metric in [claim.metric] if claim.metric else list(spec.metrics):
             side_a, side_b = metrics_of[claim.a][metric], metrics_of[claim.b][metric]
             tests.append(test_claim(claim, metric, side_a, side_b, paired))

@@ -4,6 +4,21 @@ differences, the tests at each N, against the paper, and the curves' dating."""
 
 from __future__ import annotations
 
+from imagine_tf.experiments.formatting import (
+    difference,
+    estimates,
+    improvement,
+    interval,
+    mean_std,
+    number,
+)
+from imagine_tf.experiments.markdown_secondary import (
+    cost_lines,
+    interim_lines,
+    mechanism_lines,
+    read_epoch_lines,
+    type_claim_lines,
+)
 from imagine_tf.experiments.paper import paper_markdown, paper_rows
 from imagine_tf.experiments.spec import ExperimentSpec
 from imagine_tf.experiments.statistics import ALPHA
@@ -14,46 +29,8 @@ VERDICT_WORDS = {
     "undecided": "undecided",
     "not tested": "not tested",
     "gate failed": "not decided (gate failed)",
+    "interim": "interim (no verdict)",
 }
-
-
-def _number(value, style: str = ".3f") -> str:
-    return "—" if value is None else format(value, style)
-
-
-def _interval(ci, style: str = ".3f") -> str:
-    return "" if not ci else f" [{ci[0]:{style}}, {ci[1]:{style}}]"
-
-
-def _mean_std(entry: dict, style: str = ".3f") -> str:
-    if entry["mean"] is None:
-        return "—"
-    return format(entry["mean"], style) + (
-        "" if entry["std"] is None else f" ± {entry['std']:{style}}"
-    )
-
-
-def _estimates(entry: dict) -> str:
-    """ "0.652 [0.48, 0.79]; IQM 0.66 [0.45, 0.80]" of a metric entry."""
-    if entry["mean"] is None:
-        return "—"
-    text = f"{entry['mean']:.3f}{_interval(entry.get('mean_ci'))}"
-    if entry.get("iqm") is not None:
-        text += f"; IQM {entry['iqm']:.3f}{_interval(entry.get('iqm_ci'))}"
-    return text
-
-
-def _difference(test: dict) -> str:
-    if test.get("difference") is None:
-        return "—"
-    return f"{test['difference']:+.3f}{_interval(test.get('difference_ci'), '+.3f')}"
-
-
-def _improvement(test: dict) -> str:
-    if test.get("probability_of_improvement") is None:
-        return "—"
-    ci = test.get("probability_of_improvement_ci")
-    return f"{test['probability_of_improvement']:.2f}{_interval(ci, '.2f')}"
 
 
 def _test_cells(test: dict) -> list[str]:
@@ -63,7 +40,7 @@ def _test_cells(test: dict) -> list[str]:
             test.get("wilcoxon_method"), "method not recorded"
         )
         statistic += f" (Wilcoxon p = {test['wilcoxon_p']:.2g}, {method})"
-    return [statistic, _number(test["p"], ".2g"), _number(test.get("p_holm"), ".2g")]
+    return [statistic, number(test["p"], ".2g"), number(test.get("p_holm"), ".2g")]
 
 
 def claims_table(tests: list[dict], with_n: bool = False) -> list[str]:
@@ -85,9 +62,9 @@ def claims_table(tests: list[dict], with_n: bool = False) -> list[str]:
             test["claim"],
             *([str(test["num_objects"])] if with_n else []),
             f"{test['design']} ({n})",
-            _difference(test),
-            _interval(test.get("adjusted_ci"), "+.3f").strip() or "—",
-            _improvement(test),
+            difference(test),
+            interval(test.get("adjusted_ci"), "+.3f").strip() or "—",
+            improvement(test),
             *_test_cells(test),
             VERDICT_WORDS[test["verdict"]],
         ]
@@ -98,12 +75,14 @@ def claims_table(tests: list[dict], with_n: bool = False) -> list[str]:
 def markdown(spec: ExperimentSpec, content: dict) -> str:
     """The report as markdown."""
     configurations = content["configurations"]
-    lines = [f"# Experiment `{spec.name}`", ""]
+    lines = [f"# Experiment `{spec.name}`", ""] + interim_lines(content)
     if content.get("family", {}).get("gate") == "failed":
         lines += ["**Insensitive: the positive control failed; this study decides nothing.**", ""]
     lines += [spec.description, ""]
     lines += _metric_tables(spec, content, configurations)
-    lines += _claim_tables(content)
+    lines += _claim_tables(spec, content)
+    lines += read_epoch_lines(spec, content) + type_claim_lines(content)
+    lines += mechanism_lines(spec, content)
     if spec.eval_num_objects:
         lines += _by_n_tables(spec, configurations)
     if content.get("comparisons_by_num_objects"):
@@ -139,7 +118,7 @@ def _metric_tables(spec: ExperimentSpec, content: dict, configurations: dict) ->
         "|---|---|" + "---|" * len(names),
     ]
     for label, entry in configurations.items():
-        cells = [_mean_std(entry["metrics"][n]) for n in names]
+        cells = [mean_std(entry["metrics"][n]) for n in names]
         lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
     lines += paper_rows(content.get("paper"), names)
     lines += [
@@ -151,26 +130,25 @@ def _metric_tables(spec: ExperimentSpec, content: dict, configurations: dict) ->
     ]
     for label, entry in configurations.items():
         lines.append(
-            f"| {label} | " + " | ".join(_estimates(entry["metrics"][n]) for n in names) + " |"
+            f"| {label} | " + " | ".join(estimates(entry["metrics"][n]) for n in names) + " |"
         )
     if spec.eval_num_objects:
         lines += ["", "(Each at its configuration's own N, `TrainConfig.num_objects`.)"]
-    timed = {
-        label: entry["seconds_per_cell"]
-        for label, entry in configurations.items()
-        if entry.get("seconds_per_cell", {}).get("mean") is not None
-    }
-    if timed:
-        per_label = ", ".join(f"{label} {_mean_std(e, '.0f')}" for label, e in timed.items())
-        lines += [
-            "",
-            "Training seconds per cell (as the cells measured them, one TensorFlow "
-            f"thread each; mean ± std): {per_label}.",
-        ]
+    lines += cost_lines(configurations)
     return lines
 
 
-def _claim_tables(content: dict) -> list[str]:
+PAIRED_TEST = "paired t-test, Wilcoxon's signed-rank p beside it"
+DESIGN_WORDS = {
+    "forks": "Configurations whose cells fork from one run of a seed are paired "
+    f"({PAIRED_TEST}); the others are independent samples (Welch's test).",
+    "shared_trunk": "A seed's runs are one run until they part (declared from how the cells "
+    f"were made): the claims' pairs are paired ({PAIRED_TEST}).",
+    "independent": "No cells share a run: every pair is two independent samples (Welch's test).",
+}
+
+
+def _claim_tables(spec: ExperimentSpec, content: dict) -> list[str]:
     """The family's claims and the described (not tested) other metrics of the same pairs."""
     lines = []
     family = content.get("family", {})
@@ -179,13 +157,11 @@ def _claim_tables(content: dict) -> list[str]:
         f"## Claims (one family of {family.get('size', 0)} tests, Holm-adjusted, α = {ALPHA})",
         "",
         "A claim **holds** when its Holm-adjusted p < α and its family-adjusted interval "
-        f"(level {_number(family.get('adjusted_confidence'), '.4f')}, 1 − α / m) lies above "
+        f"(level {number(family.get('adjusted_confidence'), '.4f')}, 1 − α / m) lies above "
         "its margin (above −margin for ≥); it is **refuted** when that interval lies below "
         "the smallest effect of interest (the margin unless declared; −margin for ≥); "
         "otherwise it is undecided. Its p is two-sided, of a − b against the margin (a − b − "
-        "margin for >, a − b + margin for ≥). Configurations whose cells fork from one run of "
-        "a seed are paired (paired t-test, Wilcoxon's signed-rank p beside it); the others are "
-        "independent samples (Welch's test).",
+        f"margin for >, a − b + margin for ≥). {DESIGN_WORDS[spec.design]}",
         "",
     ]
     if family.get("gate") is not None:
@@ -213,8 +189,8 @@ def _claim_tables(content: dict) -> list[str]:
         ]
         for entry in content["descriptions"]:
             lines.append(
-                f"| {entry['a']} vs {entry['b']} | {entry['metric']} | {_difference(entry)} | "
-                f"{_improvement(entry)} |"
+                f"| {entry['a']} vs {entry['b']} | {entry['metric']} | {difference(entry)} | "
+                f"{improvement(entry)} |"
             )
     return lines
 
@@ -230,15 +206,15 @@ def _by_n_tables(spec: ExperimentSpec, configurations: dict) -> list[str]:
         "|---|" + "---|" * len(columns),
     ]
     for n in spec.eval_num_objects:
-        row = [_mean_std(configurations[l]["by_num_objects"][str(n)][m]) for l, m in columns]
+        row = [mean_std(configurations[l]["by_num_objects"][str(n)][m]) for l, m in columns]
         lines.append(f"| {n} | " + " | ".join(row) + " |")
     lines += ["", "Retention, the metric at the largest N over the metric at the smallest:", ""]
     for label, name in columns:
         kept = configurations[label]["retention"][name]
         lines.append(
             f"* {label}, {name}, N = {kept['from_num_objects']} → {kept['to_num_objects']}: "
-            f"ratio of the means {_number(kept['ratio_of_means'])}; per seed "
-            f"{_mean_std(kept['per_seed'])} (n = {kept['per_seed']['n']})."
+            f"ratio of the means {number(kept['ratio_of_means'])}; per seed "
+            f"{mean_std(kept['per_seed'])} (n = {kept['per_seed']['n']})."
         )
     return lines
 

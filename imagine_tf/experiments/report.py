@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from imagine_tf.atomic_files import write_record, write_text_atomically
-from imagine_tf.experiments import comparisons
+from imagine_tf.experiments import comparisons, secondary
 from imagine_tf.experiments.cells import Cell
 from imagine_tf.experiments.markdown import markdown
 from imagine_tf.experiments.paper import compare_with_paper
@@ -94,25 +94,48 @@ def _curves(progress: Sequence[list[dict]], keys: Sequence[str]) -> dict:
 
 def _read(cell: Cell) -> dict:
     """A finished cell's files, read once: its results at each N (None: the run's N), its
-    progress records (agent) and its training seconds: the sum of an agent run's per-epoch
-    ``seconds_*`` (collection, updates, reward, evaluation), or a reward run's
-    ``training_seconds`` (an ensemble's: the members' sum)."""
+    progress records (agent) and its cost (`_agent_cost`; a reward run's
+    ``training_seconds``, an ensemble's: the members' sum)."""
     files = cell.result_files()
     read = {path: json.loads(path.read_text()) for path in set(files.values())}  # once each
     results = {num_objects: read[path] for num_objects, path in files.items()}
     if cell.spec.kind != "agent":
         return {"results": results, "seconds": results[None].get("training_seconds")}
     progress = cell.curves()
-    seconds = sum(
-        value
-        for record in progress
-        for key, value in record.items()
-        if key.startswith("seconds_") and value is not None
-    )
+    read_epochs = {
+        epoch: json.loads(path.read_text())
+        for epoch in cell.spec.read_epochs_of(cell.label)
+        if (path := cell.read_epoch_file(epoch)).exists()
+    }
     return {
         "results": results,
         "progress": progress,
+        "read_epochs": read_epochs,
+        **_agent_cost(cell, progress),
+    }
+
+
+def _agent_cost(cell: Cell, progress: Sequence[dict]) -> dict:
+    """An agent cell's own cost, a fork's without its source's epochs: "seconds", the sum of
+    its epochs' ``seconds_*`` (collection, updates, reward, evaluation); "cpu_seconds" and
+    "process_seconds", the CPU and wall seconds of its processes as sampled beside the grid
+    (``cpu_seconds.json``, docs/results/scripts/sample_cell_cpu.py), None where not sampled."""
+    fork = cell.directory / "fork.json"
+    forked_at = json.loads(fork.read_text())["epoch"] if fork.exists() else 0
+    seconds = sum(
+        value
+        for record in progress
+        if record["epoch"] > forked_at
+        for key, value in record.items()
+        if key.startswith("seconds_") and value is not None
+    )
+    sampled = cell.directory / "cpu_seconds.json"
+    processes = json.loads(sampled.read_text()).values() if sampled.exists() else None
+    return {
         "seconds": float(seconds),
+        "cpu_seconds": None if processes is None else sum(p["cpu_seconds"] for p in processes),
+        "process_seconds": None if processes is None else sum(p["wall_seconds"] for p in processes),
+        "machines": sorted({p["machine"] for p in processes or () if p.get("machine")}),
     }
 
 
@@ -140,16 +163,44 @@ def collect(spec: ExperimentSpec, cells: Sequence[Cell]) -> dict:
             ),
             "metrics": metrics_at(None),
             "seconds_per_cell": summary([r["seconds"] for r in own.values()]),
+            **_cost_summaries(own.values()),
         }
         if spec.eval_num_objects:
             entry["by_num_objects"] = {str(n): metrics_at(n) for n in spec.eval_num_objects}
             entry["retention"] = _retention(spec, list(own.values()))
         if spec.kind == "agent":  # the finished cells, as in the table
             entry["curves"] = _curves([r["progress"] for r in own.values()], spec.curve_keys)
+        if spec.read_epochs_of(label):
+            entry["read_epochs"] = {
+                str(epoch): secondary.describe_metrics(
+                    spec,
+                    {
+                        name: {
+                            str(s): lookup(r["read_epochs"].get(epoch), path)
+                            for s, r in own.items()
+                        }
+                        for name, path in spec.metrics.items()
+                    },
+                )
+                for epoch in spec.read_epochs_of(label)
+            }
         configurations[label] = entry
     content = analyse(spec, configurations)
     content["missing"] = [c.name for c in cells if c.name not in readings]  # in grid order
+    secondary.mark_interim(spec, content)
     return content
+
+
+def _cost_summaries(readings) -> dict:
+    """The sampled CPU and process seconds of the cells that have them and the machines they
+    ran on (agent grids)."""
+    summaries = {}
+    for key in ("cpu_seconds", "process_seconds"):
+        values = [r[key] for r in readings if r.get(key) is not None]
+        if values:
+            summaries[f"{key}_per_cell"] = {**summary(values), "total": float(sum(values))}
+    machines = sorted({m for r in readings for m in r.get("machines", ())})
+    return {**summaries, "machines": machines} if machines else summaries
 
 
 def analyse(
@@ -197,6 +248,8 @@ def analyse(
         family += content["paper"]["comparisons"]
     content["family"] = comparisons.adjust_family(family)
     content["descriptions"] = descriptions
+    content["read_epoch_differences"] = secondary.read_epoch_differences(spec, configurations)
+    content["type_claims"] = secondary.type_claims(spec, configurations)
     content["curve_comparisons"] = [
         {
             "a": a,
@@ -294,6 +347,14 @@ def cell_command(cell: Cell) -> str:
     return "imagine-tf " + shlex.join(first[3:])
 
 
+def _redescribe(metrics: dict, seeds: Sequence[int]) -> dict:
+    """{metric: `comparisons.describe`} again, from each recorded metric's per-seed values."""
+    return {
+        name: comparisons.describe(comparisons.by_seed_of(metric, seeds))
+        for name, metric in metrics.items()
+    }
+
+
 def restate(spec: ExperimentSpec, record_path: pathlib.Path, repository: pathlib.Path) -> dict:
     """Recomputes a report's statistics from the per-seed values of its JSON record (the
     grid's run directories may be gone) and rewrites its JSON, markdown and figure in place.
@@ -304,29 +365,27 @@ def restate(spec: ExperimentSpec, record_path: pathlib.Path, repository: pathlib
     configurations = {}
     for label, entry in old["configurations"].items():
         seeds = entry["seeds"]
-        new = dict(entry)
-        new["metrics"] = {
-            name: comparisons.describe(comparisons.by_seed_of(metric, seeds))
-            for name, metric in entry["metrics"].items()
-        }
-        if "by_num_objects" in entry:
-            new["by_num_objects"] = {
-                n: {
-                    name: comparisons.describe(comparisons.by_seed_of(metric, seeds))
-                    for name, metric in metrics.items()
-                }
-                for n, metrics in entry["by_num_objects"].items()
-            }
+        new = dict(entry, metrics=_redescribe(entry["metrics"], seeds))
+        for key in ("read_epochs", "by_num_objects"):  # {epoch or N: metrics}
+            if key in entry:
+                new[key] = {at: _redescribe(metrics, seeds) for at, metrics in entry[key].items()}
         configurations[label] = new
     # without other N, every declared claim is compared (one declared since is tested too)
     comparable = {(t["a"], t["b"]) for t in old.get("comparisons", [])}
     content = analyse(spec, configurations, None if not spec.eval_num_objects else comparable)
     content["missing"] = old.get("missing", [])
+    secondary.mark_interim(spec, content)
     first = old.get("restated") or {
         "cells_reported": old.get("written"),
         "cells_report_code_version": old.get("report_code_version"),
     }
-    kept = ("file", "cell_code_versions", "seeds_per_configuration", "cell_commands")
+    kept = (
+        "file",
+        "cell_code_versions",
+        "seeds_per_configuration",
+        "cell_commands",
+        "cell_precisions",
+    )
     record = {
         "experiment": spec.name,
         "description": spec.description,

@@ -15,7 +15,7 @@ import pathlib
 import gin
 
 KINDS = ("agent", "reward", "reward_study")
-DESIGNS = ("forks", "independent")
+DESIGNS = ("forks", "shared_trunk", "independent")
 CONFIGURATION_KEYS = frozenset(
     ("gin_files", "bindings", "args", "seeds", "runs_of", "num_epochs", "fork_from", "read_epochs")
 )
@@ -68,10 +68,14 @@ class ExperimentSpec:
       design: "forks" (default): two configurations are paired when their cells fork from
         one run of the seed (`paired`: the same "fork_from", or one the other's source), and
         compared with paired tests; else, and always with "independent", Welch's test (runs
-        that only share a seed number are independent samples).
+        that only share a seed number are independent samples); "shared_trunk": the claims'
+        pairs are paired because their runs of one seed are one run up to where they part
+        (the same seed and settings until then, as their records show), though not forked.
       curves: {label: key of a ``progress.jsonl`` record} (agent): the per-epoch curves the
         report aggregates and draws (the first two are dated against each other); default
         train and test SR.
+      type_claims: configurations on which the report reads the seed paper's per-type
+        claims (`secondary.SEED_PAPER_TYPE_CLAIMS`; needs metrics "type 1" … "type 5").
       figure: "curves" (the curves against episodes), "objects" (SR against N), "types" (per-type
         bars) or "bars" (one bar per metric and configuration).
       description: what the experiment tests, for the report.
@@ -96,6 +100,7 @@ class ExperimentSpec:
     curves: dict = dataclasses.field(
         default_factory=lambda: {"train SR": "eval_train_success", "test SR": "eval_test_success"}
     )
+    type_claims: tuple = ()
     figure: str = "bars"
     description: str = ""
     paper_values: dict = dataclasses.field(default_factory=dict)
@@ -123,8 +128,11 @@ class ExperimentSpec:
         return self.configurations[label].get("fork_from")
 
     def paired(self, a: str, b: str) -> bool:
-        """Whether the cells of ``a`` and ``b`` with one seed are pairs: forks of one run (the
-        same "fork_from"), or one a fork of the other."""
+        """Whether the cells of ``a`` and ``b`` with one seed are pairs (`design`): forks of one
+        run (the same "fork_from"), or one a fork of the other; always with "shared_trunk",
+        never with "independent"."""
+        if self.design != "forks":
+            return self.design == "shared_trunk"
         source_a, source_b = self.fork_of(a), self.fork_of(b)
         return (source_a is not None and source_a == source_b) or b == source_a or a == source_b
 
@@ -160,6 +168,15 @@ class ExperimentSpec:
                 f"ExperimentSpec.design must be one of {DESIGNS}, got {self.design!r}."
             )
         self._check_claims()
+        types = {f"type {t}" for t in range(1, 6)}
+        if self.type_claims and (
+            not set(self.type_claims) <= set(self.configurations) or not types <= set(self.metrics)
+        ):
+            raise ValueError(
+                f"ExperimentSpec.type_claims of {self.name!r}: configurations of "
+                f"{sorted(self.configurations)}, with metrics 'type 1' … 'type 5'; got "
+                f"{self.type_claims!r} and metrics {sorted(self.metrics)}."
+            )
 
     def _check_configuration(self, label: str, configuration: dict) -> None:
         """One configuration's label and keys are valid, and so is its fork."""

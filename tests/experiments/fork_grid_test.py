@@ -123,3 +123,10 @@ def test_a_paired_grid_forks_its_arm_from_the_finished_trunk(tmp_path):
     assert "--fork-from" in record["cell_commands"]["other_s0"]
     assert "--fork-from" not in record["cell_commands"]["trunk_s0"]
     assert record["cell_precisions"] == {name: "float32" for name in record["cell_commands"]}
+    other = record["configurations"]["other"]
+    read = other["read_epochs"]["2"]["train SR"]  # the declared earlier epoch, reported
+    assert read["by_seed"] == {
+        "0": json.loads((evaluations / "epoch_0002.json").read_text())["train_success"]
+    }
+    own = sum(v for r in progress[1:] for k, v in r.items() if k.startswith("seconds_"))
+    assert other["seconds_per_cell"]["mean"] == pytest.approx(own)  # without the trunk's epoch

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Copies each finished cell of an experiment grid (its evaluations, progress.jsonl, config.json,
-# fork.json and code versions: what the report reads) from the grid's run root into the
+# fork.json, cpu_seconds.json and code versions: what the report reads) from the grid's run root into the
 # repository and commits it, once per cell, so that a lost machine costs only the cells in
 # flight. With --watch, checks again every 10 minutes until stopped.
 #   bash docs/results/scripts/keep_finished_cells.sh NAME RUNS [--watch]
@@ -17,7 +17,7 @@ keep_once() {
     [ -e "$dest/$cell/DONE" ] && continue
     mkdir -p "$dest/$cell/evaluations"
     cp "$runs/$cell"/evaluations/epoch_*.json "$dest/$cell/evaluations/"
-    for f in progress.jsonl config.json fork.json; do
+    for f in progress.jsonl config.json fork.json cpu_seconds.json; do
       [ -e "$runs/$cell/$f" ] && cp "$runs/$cell/$f" "$dest/$cell/"
     done
     [ -e "$runs/$cell.code_versions" ] && cp "$runs/$cell.code_versions" "$dest/"
