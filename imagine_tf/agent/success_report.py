@@ -3,9 +3,11 @@
 A run directory holds ``config.json`` and ``progress.jsonl`` (written by `imagine-tf train`) and
 ``evaluations/epoch_EEEE.json`` and ``eval.json`` (written by `imagine-tf eval`, 30 noise-free
 episodes per goal by default). One row per run and evaluated epoch: its configuration (policy,
-reward, seed, ...), how far it went (epochs, episodes, updates), the training wall time (the
-epochs' own timings, summed over every session; the checkpoint writes are not counted) and the success rates of the evaluation: train, test, per
-generalization type and per predicate. A run never evaluated has one row with its last
+reward, seed, precision, ...), how far it went when reported (epochs, episodes, updates) and at
+the evaluated epoch (``evaluated_at_*``), the training wall time (the epochs' own timings,
+summed over every start; the checkpoint writes are not counted), the code versions and
+machines that trained it (``starts.jsonl``), and the success rates of the evaluation
+(``repetitions`` episodes per goal): train, test, per generalization type and per predicate. A run never evaluated has one row with its last
 in-training evaluation instead (one episode per goal), marked as such.
 """
 
@@ -17,6 +19,7 @@ import pathlib
 import re
 from typing import Sequence
 
+from imagine_tf.provenance import read_starts
 from imagine_tf.runs import layout as run_layout
 from imagine_tf.atomic_files import write_record
 from imagine_tf.runs.earlier_report import earlier_runs_not_given
@@ -70,11 +73,31 @@ def _run_columns(root: pathlib.Path, config: dict, logs: list[dict]) -> dict:
         ),
         # 0: actor and learner in one process; K: `imagine-tf train --actors K` (its logs).
         "actor_processes": len(list((root / run_layout.LOGS).glob("actor_*.log"))),
+        **_provenance(root),
     }
     if (root / run_layout.FORK).exists():
         fork = json.loads((root / run_layout.FORK).read_text())
         row["forked_from"] = {key: fork[key] for key in ("source", "epoch", "changed")}
     return row
+
+
+def _provenance(root: pathlib.Path) -> dict:
+    """The code versions and machines that trained the run (its ``starts.jsonl``; None for
+    runs made before starts were recorded)."""
+    starts = read_starts(root)
+    if not starts:
+        return {"code_versions": None, "machines": None}
+    machines = [start["machine"] for start in starts]
+    return {
+        "code_versions": list(dict.fromkeys(start["code_version"] for start in starts)),
+        "machines": list(
+            dict.fromkeys(
+                f"{m['cpu_model']} ({' '.join(m['instruction_sets']) or 'no AVX2'}; "
+                f"{m['logical_cpus']} logical CPUs)"
+                for m in machines
+            )
+        ),
+    }
 
 
 def _kept_evaluations(root: pathlib.Path) -> dict[int, dict]:
@@ -114,18 +137,20 @@ def run_rows(root_dir: str | os.PathLike) -> list[dict]:
                 **row,
                 "evaluated_at_epoch": last["epoch"],
                 "evaluated_at_episodes": last["episodes"],
+                "evaluated_at_updates": last.get("updates"),
                 "repetitions": "1 (in-training evaluation; run `imagine-tf eval` for 30)",
                 "train_success": last["eval_train_success"],
                 "test_success": last["eval_test_success"],
             }
         ]
-    episodes_at = {r.get("epoch"): r.get("episodes") for r in logs}
+    at = {r.get("epoch"): r for r in logs}
     return [
         {
             **row,
             # The run may have gone on since its evaluation: the SR belongs to this many episodes.
             "evaluated_at_epoch": epoch,
-            "evaluated_at_episodes": episodes_at.get(epoch),
+            "evaluated_at_episodes": at.get(epoch, {}).get("episodes"),
+            "evaluated_at_updates": at.get(epoch, {}).get("updates"),
             "repetitions": evaluation["repetitions"],
             "train_success": evaluation["train_success"],
             "test_success": evaluation["test_success"],

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from imagine_tf.benchmarks.timing import machine_description
+from imagine_tf.provenance import machine_description
 
 
 def run_dataset_benchmark(num_episodes: int = 50_000, data_dir: str | None = None) -> dict:

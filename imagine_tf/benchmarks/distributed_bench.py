@@ -36,7 +36,7 @@ from imagine_tf.training.distributed_run import EpisodeQueueSource, RunProcesses
 from imagine_tf.agent.learning import Learner
 from imagine_tf.runs.layout import RunLayout
 from imagine_tf.training.train_eval import in_process_actor
-from imagine_tf.benchmarks.timing import machine_description
+from imagine_tf.provenance import machine_description
 
 
 def _publish(learner: Learner, container: VariableContainer) -> None:

@@ -40,7 +40,7 @@ from imagine_tf.language.goal_source import GoalCatalog
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.policies.scripted_policy import ScriptedPolicy
-from imagine_tf.benchmarks.timing import machine_description
+from imagine_tf.provenance import machine_description
 
 BATCH_SIZES = (1, 64, 1024)
 #: The authors' environment, quoted (see the module docstring: `REFERENCE_CONDITIONS`): env

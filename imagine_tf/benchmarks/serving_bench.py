@@ -36,7 +36,7 @@ import tensorflow as tf
 
 from imagine_tf.benchmarks.rest_bench import mixed_soak, rest_measures
 from imagine_tf.benchmarks.timing import resident_mb, run_together, timed
-from imagine_tf.benchmarks.timing import machine_description
+from imagine_tf.provenance import machine_description
 
 TARGETS = {
     "p50_ms": 2.0,

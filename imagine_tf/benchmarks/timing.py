@@ -39,33 +39,3 @@ def run_together(loops) -> float:
     for thread in threads:
         thread.join()
     return time.perf_counter() - start
-
-
-#: Instruction-set extensions that change how fast TensorFlow and numpy run here.
-_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_tile")
-
-
-def machine_description() -> dict:
-    """The machine a figure was measured on: CPU model, the instruction-set extensions of
-    `_FLAGS` it has, logical CPUs, Python and the OS (Linux /proc/cpuinfo; "unknown"
-    elsewhere)."""
-    import os
-    import platform
-
-    model, flags = "unknown", set()
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name" and model == "unknown":
-                model = value.strip()
-            elif key.strip() == "flags" and not flags:
-                flags = set(value.split())
-    except OSError:
-        pass
-    return {
-        "cpu_model": model,
-        "instruction_sets": [flag for flag in _FLAGS if flag in flags],
-        "logical_cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "system": f"{platform.system()} {platform.machine()}",
-    }

@@ -47,7 +47,7 @@ from imagine_tf.agent.checkpoint import LearnerCheckpoint
 from imagine_tf.training.loop import train_epoch
 from imagine_tf.training.triggers import CheckpointTrigger, EvaluationTrigger
 from imagine_tf.training.train_eval import in_process_actor
-from imagine_tf.benchmarks.timing import machine_description
+from imagine_tf.provenance import machine_description
 
 REFERENCE = {
     "updates_per_s_one_core": 12,

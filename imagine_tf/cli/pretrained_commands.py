@@ -44,7 +44,7 @@ def pretrained_path(kind: str) -> pathlib.Path:
 
 
 def _build_command(args: argparse.Namespace) -> int:
-    from imagine_tf.experiments.report import code_version
+    from imagine_tf.provenance import code_version
     from imagine_tf.pretrained.build import BuildError, BuildRequest, build_models
     from imagine_tf.pretrained.location import MODELS, REPOSITORY
     from imagine_tf.pretrained.provenance import ProvenanceError

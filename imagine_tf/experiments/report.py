@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import pathlib
 import shlex
-import subprocess
 from typing import Sequence
 
 import numpy as np
 
 from imagine_tf.atomic_files import write_record, write_text_atomically
+from imagine_tf.provenance import code_version
 from imagine_tf.experiments import comparisons, secondary
 from imagine_tf.experiments.cells import Cell
 from imagine_tf.experiments.markdown import markdown
@@ -41,31 +41,6 @@ def lookup(results: dict | None, path: str):
             return None
         value = value[key]
     return value if isinstance(value, (int, float)) else None
-
-
-def code_version(repository: pathlib.Path, outputs: tuple[str, ...] = ("docs/results",)) -> str:
-    """The git commit of the repository (``+dirty`` with local changes outside the records,
-    the ``outputs`` folders), or the package's version outside a git checkout."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=repository,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(  # records (docs/results/) are outputs, not code
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
-            + [f":!{folder}" for folder in outputs],
-            cwd=repository,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        return commit + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        import imagine_tf
-
-        return f"imagine-tf {getattr(imagine_tf, '__version__', 'unknown')}"
 
 
 def _curves(progress: Sequence[list[dict]], keys: Sequence[str]) -> dict:

@@ -18,7 +18,7 @@ import time
 from typing import Callable, Sequence
 
 from imagine_tf.experiments.cells import Cell
-from imagine_tf.experiments.report import code_version
+from imagine_tf.provenance import code_version
 
 
 class GridRunner:

@@ -14,6 +14,7 @@
       replay_server.json     the address of the run's replay server (`imagine-tf replay-server`)
       run.lock               held by the process training the run
       fork.json              where a forked run came from
+      starts.jsonl           one line per training start: when, command, code version, machine
       learning_curve.png, agent.gif
 """
 

@@ -14,11 +14,13 @@ epoch and `Learner` for what an update is.
 from __future__ import annotations
 
 import pathlib
+import sys
 from typing import Sequence
 
 import gin
 
 from imagine_tf.networks.precision import AUTO
+from imagine_tf.provenance import record_start
 from imagine_tf.runs import layout as run_layout
 from imagine_tf.agent.acting import EpisodeActor
 from imagine_tf.agent.builder import RunBuilder
@@ -85,6 +87,7 @@ def train(
     with RunLock(root_dir):
         learner, checkpoint = make_learner(config, root_dir)
         write_run_config(root_dir, config, run_gin)
+        record_start(root_dir, " ".join(sys.argv))
         if replay_server:
             records = run_remote_learner(
                 learner,

@@ -191,6 +191,10 @@ def test_eval_and_report_of_a_tiny_run(oracle_run, tmp_path):
     assert row["repetitions"] == 2 and row["train_success"] == result["train_success"]
     assert row["evaluated_at_epoch"] == 2 and row["evaluated_at_episodes"] == 24
     assert row["wall_seconds"] > 0 and row["updates"] == 2 * 3 * 2
+    assert row["evaluated_at_updates"] == row["updates"]  # read at its last epoch
+    # the code and machine of each training start (this run: trained, then resumed)
+    assert row["code_versions"] and all(isinstance(v, str) for v in row["code_versions"])
+    assert row["machines"] and "logical CPUs" in row["machines"][0]
     assert row["compute_dtype"] == "float32" and row["final_layer_init"] == "small_uniform"
     assert row["final_goal_ratio"] == 0.5
     # Every kept evaluation at the run's N is a row, by epoch; one at another N is not.

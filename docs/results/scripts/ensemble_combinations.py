@@ -56,7 +56,7 @@ limit_threads(args.threads)
 
 from imagine_tf.data.supervised import goal_set, load_supervised_data  # noqa: E402
 from imagine_tf.atomic_files import save_array_atomically  # noqa: E402
-from imagine_tf.experiments.report import code_version  # noqa: E402
+from imagine_tf.provenance import code_version  # noqa: E402
 from imagine_tf.language.vocabulary import Vocabulary  # noqa: E402
 from imagine_tf.reward.f1 import f1_per_goal  # noqa: E402
 from imagine_tf.reward.supervised_training import score_matrix  # noqa: E402

@@ -22,7 +22,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))  # the test's command line and its measure of random actions
 
-from imagine_tf.benchmarks.timing import machine_description  # noqa: E402
+from imagine_tf.provenance import machine_description  # noqa: E402
 from tests.cli.readme_commands_test import MAIN_PATH, MASTERED, main_path_measure  # noqa: E402
 
 parser = argparse.ArgumentParser()

@@ -28,7 +28,7 @@ from imagine_tf.cli.common import limit_threads  # noqa: E402
 
 limit_threads(args.threads)
 
-from imagine_tf.experiments.report import code_version  # noqa: E402
+from imagine_tf.provenance import code_version  # noqa: E402
 from imagine_tf.reward.co_learning import CoLearnedReward  # noqa: E402
 from imagine_tf.reward.model_config import RewardModelConfig  # noqa: E402
 from imagine_tf.agent.loading import load_agent  # noqa: E402
