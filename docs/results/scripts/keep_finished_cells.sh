@@ -1,8 +1,9 @@
 #!/bin/bash
-# Copies each finished cell of an experiment grid (its evaluations, progress.jsonl, config.json,
-# fork.json, cpu_seconds.json and code versions: what the report reads) from the grid's run root into the
-# repository and commits it, once per cell, so that a lost machine costs only the cells in
-# flight. With --watch, checks again every 10 minutes until stopped.
+# Copies each finished cell of an experiment grid (its evaluations, progress.jsonl,
+# config.json, fork.json, cpu_seconds.json and code versions: what the report reads) from the
+# grid's run root into the repository, with machine.json (the machine it ran on: this one),
+# and commits it, once per cell, so that a lost machine costs only the cells in flight.
+# With --watch, checks again every 10 minutes until stopped.
 #   bash docs/results/scripts/keep_finished_cells.sh NAME RUNS [--watch]
 #   e.g. NAME = imagination_preregistered, RUNS = the --root-dir of `imagine-tf experiment`
 set -uo pipefail
@@ -21,6 +22,8 @@ keep_once() {
       [ -e "$runs/$cell/$f" ] && cp "$runs/$cell/$f" "$dest/$cell/"
     done
     [ -e "$runs/$cell.code_versions" ] && cp "$runs/$cell.code_versions" "$dest/"
+    "$python" -c "import json, sys; from imagine_tf.provenance import machine_description as m
+json.dump(m(), open(sys.argv[1], 'w'), indent=1)" "$dest/$cell/machine.json"
     date -u +%FT%TZ > "$dest/$cell/DONE"
     git add "$dest/$cell" "$dest/$cell.code_versions" 2>/dev/null
     git commit -q -m "results: $name cell $cell finished" -- "$dest/$cell" \
