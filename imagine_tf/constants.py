@@ -8,6 +8,8 @@ Observation layout (Playground, Colas et al. 2020): the body's 3 features (x, y,
 BODY_DIM = 3
 OBJECT_DIM = 39
 PAIR_GATES = ("per_slot", "shared", "residual")  # the ma_pairs reward's gates
+# how MA and MA-pairs combine module probabilities (`OrNetwork`)
+REWARD_AGGREGATIONS = ("or", "or_unsorted", "max")
 
 #: Deep Sets architectures of the policy and critic (modular attention, flat attention, flat).
 POLICY_ARCHITECTURES = ("ma", "fa", "fc")

@@ -12,7 +12,7 @@ from typing import Sequence
 import gin
 import numpy as np
 
-from imagine_tf.env.config import PlaygroundConfig
+from imagine_tf.env.config import world_config
 from imagine_tf.env.playground_env import PlaygroundEnv
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_source import GoalCatalog
@@ -30,16 +30,21 @@ def make_env(
     split: str = "train",
     relational: bool = False,
     reward: str = "none",
-    distractor_sampling: str = "uniform_types",
+    distractor_sampling: str | None = None,
     object_init_range: float = 1.0,
     episode_length: int = 50,
+    world: str = "default",
 ) -> PlaygroundEnv:
     """A batched `PlaygroundEnv` with the grammar's goals (see `GoalCatalog`, `PlaygroundConfig`).
 
     Gin-configurable (configs/world/playground.gin); arguments given by a caller win over bindings.
     ``reward="goal"`` puts the oracle reward (0 achieved, -1 not) of s_t in each time step.
+    ``world``: "default" or "authors" (the rules of the authors' code, `world_config`);
+    ``distractor_sampling=None`` is the world's ("uniform_types" in the default world). A value
+    that contradicts the world (e.g. "uniform_types" with "authors") raises a ValueError.
     """
-    config = PlaygroundConfig(
+    config = world_config(
+        world,
         num_objects=num_objects,
         episode_length=episode_length,
         distractor_sampling=distractor_sampling,

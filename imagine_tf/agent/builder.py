@@ -19,7 +19,7 @@ from imagine_tf.agent.ddpg import Ddpg
 from imagine_tf.agent.replay import EpisodeReplay
 from imagine_tf.agent.exploration_policy import GaussianEpsilonPolicy
 from imagine_tf.agent.relabelling import HerRelabeler, LearnedRewardScorer, OracleScorer
-from imagine_tf.env.config import PlaygroundConfig
+from imagine_tf.env.config import PlaygroundConfig, world_config
 from imagine_tf.env.observation import observation_dim, step_dim
 from imagine_tf.env.playground_env import PlaygroundEnv
 from imagine_tf.language.goal_source import GoalCatalog
@@ -81,12 +81,18 @@ class RunBuilder:
 
     # -- environments and policies (actors, evaluation) -----------------------------------------
     def make_env(
-        self, batch_size: int, seed: int, split: str = "train", num_objects: int | None = None
+        self,
+        batch_size: int,
+        seed: int,
+        split: str = "train",
+        num_objects: int | None = None,
+        world: str = "default",
     ) -> PlaygroundEnv:
-        """A batched Playground of ``batch_size`` scenes; goals sampled from ``split``."""
+        """A batched Playground of ``batch_size`` scenes in ``world`` (`WORLDS`); goals
+        sampled from ``split``."""
         return PlaygroundEnv(
             GoalCatalog(split, vocabulary=self.vocabulary),
-            PlaygroundConfig(num_objects=num_objects or self.config.num_objects),
+            world_config(world, num_objects=num_objects or self.config.num_objects),
             batch_size=batch_size,
             seed=seed,
         )
@@ -163,6 +169,7 @@ class RunBuilder:
             self.config.num_objects,
             hidden_units=model.hidden_units,
             normalize_goal=model.normalize_goal,
+            aggregation=model.aggregation,
             pair_gate=model.pair_gate,
             pair_relations=model.pair_relations,
         )

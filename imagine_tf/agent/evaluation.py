@@ -47,20 +47,26 @@ class PolicyEvaluator:
       builder: the run's `RunBuilder`.
       actor_network: the trained `ActorNetwork` (its weights are read at every call).
       goal_encoder: the reward model's sentence encoder (tokens [G, L] -> embeddings [G, E]).
+
+    Attributes:
+      world: the Playground's rules the episodes are played by (`env.config.WORLDS`).
     """
 
     def __init__(self, builder: RunBuilder, actor_network, goal_encoder):
         self.builder, self.actor_network, self.goal_encoder = builder, actor_network, goal_encoder
+        self.world = "default"
         self._players: dict = {}
 
     def _player(self, goals: tuple, seed: int, num_objects: int):
         """(env, token network, driver, recorder) per goal list, seed and N (cached)."""
-        key = (goals, seed, num_objects)
+        key = (goals, seed, num_objects, self.world)
         if key not in self._players:
             actor = self.actor_network
             if num_objects != self.builder.config.num_objects:
                 actor = actor.with_num_objects(num_objects)  # ValueError for FA / FC
-            env = self.builder.make_env(len(goals), seed, split="all", num_objects=num_objects)
+            env = self.builder.make_env(
+                len(goals), seed, split="all", num_objects=num_objects, world=self.world
+            )
             token_network, _, greedy = self.builder.make_policies(actor, env, seed)
             recorder = EpisodeRecorder(
                 len(goals), env.config.episode_length, env.observation_spec()["state"].shape[0] // 2

@@ -53,6 +53,7 @@ def _from_agent_run(root: pathlib.Path) -> RewardNetwork:
             "num_objects": config.num_objects,
             "hidden_units": model.hidden_units,
             "normalize_goal": model.normalize_goal,
+            "aggregation": model.aggregation,
             "pair_gate": model.pair_gate,
             "pair_relations": model.pair_relations,
         }

@@ -59,9 +59,11 @@ def evaluate_run(
     num_objects: int | None = None,
     seed: int = 12345,
     write: bool = True,
+    world: str = "default",
 ) -> dict:
     """Restores a run and measures the success rate per goal (train, test, per type) and what
-    the policy did in its Grow episodes (`failure_modes`).
+    the policy did in its Grow episodes (`failure_modes`), in the Playground ``world``
+    (`imagine_tf.env.config.WORLDS`: this project's rules or the authors' code's).
 
     The run may be training meanwhile (`load_agent` restores a consistent copy of its last
     checkpoint). Writes ``eval.json`` (the latest evaluation) and
@@ -69,9 +71,10 @@ def evaluate_run(
     unless ``write`` is False (a directory that must not change: the pretrained models).
     """
     layout = RunLayout(root_dir)
-    return evaluate_learner(
-        load_agent(layout.root), layout.root, repetitions, num_objects, seed, write
-    )
+    learner = load_agent(layout.root)
+    learner.evaluator.world = world
+    result = evaluate_learner(learner, layout.root, repetitions, num_objects, seed, write)
+    return {"world": world, **result}
 
 
 def evaluate_learner(

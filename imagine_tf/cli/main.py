@@ -3,7 +3,7 @@
     imagine-tf goals [--split train|test|all] [--type 1..5] [--relational] [--json]
     imagine-tf goals --imagined [--known FILE] [--json]
     imagine-tf experiment architectures [--parallel P] [--report] [--list] [--seeds S]
-    imagine-tf play --goal "Grasp red cat" [--policy scripted|random|pretrained] [--num-objects N]
+    imagine-tf play --goal "Grasp red cat" [--policy scripted|random|pretrained|authors] [--num-objects N]
                     [--seed S] [--noise STD] [--out episode.gif] [--json]
     imagine-tf demo [--out-dir outputs/demo] [--seed S]
     imagine-tf bench env|dataset|train|serving|distributed [--json] [--out FILE] [--quick] [--threads T]
@@ -18,6 +18,7 @@
     imagine-tf actor --replay-server HOST:8000 [--actor-id I] [--threads 1]
     imagine-tf eval --root-dir runs/quickstart [--repetitions 30] [--num-objects N]
     imagine-tf eval --pretrained                 # the repository's pretrained agent (models/)
+    imagine-tf eval --agent authors [--world authors] [--out record.json]   # the authors' agent
     imagine-tf tune reward --gin-file configs/tuning/reward_ma.gin --dataset-dir D --root-dir R
     imagine-tf tune agent --gin-file configs/agent/smoke.gin --epochs-per-trial 1 --root-dir R
     imagine-tf report runs/ma_s0 runs/fa_s0 ... [--out docs/results/agent_sr.json] [--include OLD.json]
@@ -26,7 +27,9 @@
     imagine-tf export policy --root-dir R --model-base-path models/policy [--version V]
     imagine-tf serve --model-base-path models/reward [--model-name reward] [--port 8500]
     imagine-tf serve --pretrained                # the pretrained reward model (models/)
+    imagine-tf serve --model authors             # the authors' reward model, converted
     imagine-tf pretrained build --run RUN --seed-runs 'RUNS/cgh_s*' --out models
+    imagine-tf pretrained convert-authors --from Imagine/pretrained_weights [--out models/authors_epoch160]
     imagine-tf score --goal "Grasp red cat" --state-file s.npy [--server 127.0.0.1:8500]
 
 Errors in what the user typed (an unknown goal, a bad option) print one clear message and exit
@@ -46,6 +49,7 @@ from typing import Sequence
 from imagine_tf.cli import (
     bench_commands,
     distributed_commands,
+    eval_commands,
     experiment_commands,
     goal_commands,
     pretrained_commands,
@@ -55,7 +59,6 @@ from imagine_tf.cli import (
     world_commands,
 )
 from imagine_tf.cli.common import (
-    RUN_READ_ERRORS,
     UsageError,
     add_gin_flags,
     check_gin_files_exist,
@@ -156,35 +159,6 @@ def _report_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _eval_command(args: argparse.Namespace) -> int:
-    from imagine_tf.agent.saved_run_evaluation import evaluate_run
-
-    if args.root_dir and args.pretrained:
-        raise UsageError("--root-dir and --pretrained exclude each other: give one of them.")
-    if not (args.root_dir or args.pretrained):
-        raise UsageError("give --root-dir RUN (an agent run) or --pretrained (models/).")
-    root_dir = pretrained_commands.pretrained_path("agent") if args.pretrained else args.root_dir
-    try:  # the pretrained models stay as committed: their evaluation is printed only
-        result = evaluate_run(
-            root_dir, args.repetitions, args.num_objects, args.seed, write=not args.pretrained
-        )
-    except RUN_READ_ERRORS as error:
-        raise UsageError(str(error)) from None
-    print(json.dumps({k: v for k, v in result.items() if k != "per_goal"}, indent=1))
-    if args.pretrained:
-        from imagine_tf.pretrained.location import read_card
-
-        card = read_card()
-        print(
-            f"models/card.json: train / test SR {card['shipped']['train_success']:.3f} / "
-            f"{card['shipped']['test_success']:.3f} with "
-            f"{card['measures']['success_rate']['episodes_per_goal']} episodes per goal, "
-            f"seed {card['measures']['success_rate']['seed']}",
-            file=sys.stderr,
-        )
-    return 0
-
-
 EXAMPLES = """examples:
   imagine-tf train --gin-file configs/agent/quickstart.gin --root-dir runs/quickstart
   imagine-tf eval --root-dir runs/quickstart --repetitions 30
@@ -261,23 +235,6 @@ def _add_train_parser(commands) -> None:
     train_parser.set_defaults(run=distributed_commands.reported_errors(_train_command))
 
 
-def _add_eval_parser(commands) -> None:
-    """`imagine-tf eval`."""
-    evaluate = commands.add_parser(
-        "eval", help="success rate per goal of a trained run -> eval.json"
-    )
-    evaluate.add_argument("--root-dir", "--root_dir", help="an agent run")
-    evaluate.add_argument(
-        "--pretrained",
-        action="store_true",
-        help="the repository's pretrained agent (models/; prints, writes nothing there)",
-    )
-    evaluate.add_argument("--repetitions", type=int, default=30)
-    evaluate.add_argument("--num-objects", type=int, help="N at evaluation (MA works at any N)")
-    evaluate.add_argument("--seed", type=int, default=12345)
-    evaluate.set_defaults(run=_eval_command)
-
-
 def _add_report_parser(commands) -> None:
     """`imagine-tf report`."""
     report = commands.add_parser("report", help="success-rate table of runs -> JSON")
@@ -317,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_train_parser(commands)
     distributed_commands.add_commands(commands)
-    _add_eval_parser(commands)
+    eval_commands.add_eval_parser(commands)
     _add_report_parser(commands)
     bench_commands.add_commands(commands)
     return parser

@@ -1,5 +1,6 @@
-"""`imagine-tf pretrained build | readme`: the repository's pretrained models (``models/``)
-from a finished experiment's runs, and their card; and what ``--pretrained`` resolves to."""
+"""`imagine-tf pretrained build | readme | convert-authors`: the repository's pretrained models
+(``models/``) from a finished experiment's runs, and their card; the authors' released agent
+converted (``models/authors_epoch160``); and what ``--pretrained`` and ``authors`` resolve to."""
 
 from __future__ import annotations
 
@@ -32,15 +33,33 @@ def _seed_runs(patterns: list[str]) -> list[pathlib.Path]:
     return sorted(runs)
 
 
-def pretrained_path(kind: str) -> pathlib.Path:
-    """The pretrained agent's run directory (``kind="agent"``) or reward model base path
-    (``"reward"``); `UsageError` if the clone has no models/."""
+def pretrained_path(kind: str, agent: str = "pretrained") -> pathlib.Path:
+    """The run directory (``kind="agent"``) or reward model base path (``"reward"``) of a
+    shipped agent: ``"pretrained"`` (this project's, `models/card.json`) or ``"authors"``
+    (theirs, converted); `UsageError` if the clone does not hold it."""
     from imagine_tf.pretrained.location import PretrainedModelsMissing, agent_dir, reward_dir
+    from imagine_tf.pretrained.location import authors_dir
 
     try:
+        if agent == "authors":
+            return authors_dir() / ("reward" if kind == "reward" else "")
         return agent_dir() if kind == "agent" else reward_dir()
     except PretrainedModelsMissing as error:
         raise UsageError(str(error)) from None
+
+
+def _convert_authors_command(args: argparse.Namespace) -> int:
+    from imagine_tf.pretrained.authors import AuthorsFilesError, convert_authors
+
+    limit_threads(args.threads)
+    try:
+        _, card = convert_authors(args.source, args.out)
+    except (AuthorsFilesError, FileNotFoundError, FileExistsError) as error:
+        raise UsageError(str(error)) from None
+    print(f"wrote {args.out}: their actor and reward model ({len(card['vocabulary'])} words), "
+          f"reward/1 (SavedModel), LICENSE, card.json ({len(card['measured'])} records), "
+          "README.md")  # fmt: skip
+    return 0
 
 
 def _build_command(args: argparse.Namespace) -> int:
@@ -129,3 +148,17 @@ def add_commands(commands) -> None:
     readme = subcommands.add_parser("readme", help="write models/README.md again from card.json")
     readme.add_argument("--out", default="models", help="the models directory")
     readme.set_defaults(run=_readme_command)
+    convert = subcommands.add_parser(
+        "convert-authors",
+        help="the authors' released agent (flowersteam/Imagine pretrained_weights/) as this "
+        "project's networks, with their licence and a card",
+    )
+    convert.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        help="their pretrained_weights/ directory (in a clone: its LICENSE is read beside it)",
+    )
+    convert.add_argument("--out", default="models/authors_epoch160", help="the directory written")
+    convert.add_argument("--threads", type=int, help="TensorFlow threads (default: all cores)")
+    convert.set_defaults(run=_convert_authors_command)

@@ -11,15 +11,17 @@ from imagine_tf.cli.common import RUN_READ_ERRORS, UsageError, frozen_imports
 
 
 def _serve_command(args: argparse.Namespace) -> int:
-    if args.pretrained and args.model_base_path:
-        raise UsageError("--model-base-path and --pretrained exclude each other: give one.")
-    if args.pretrained:
+    model = "pretrained" if args.pretrained else args.model
+    if model and args.model_base_path:
+        raise UsageError("--model-base-path and --model/--pretrained exclude each other: give one.")
+    if model:
         from imagine_tf.cli.pretrained_commands import pretrained_path
 
-        args.model_base_path = str(pretrained_path("reward"))
+        args.model_base_path = str(pretrained_path("reward", model))
     if not args.model_base_path:
         raise UsageError(
-            "give --model-base-path DIR (an exported reward model) or --pretrained (models/)."
+            "give --model-base-path DIR (an exported reward model) or --model pretrained|authors "
+            "(models/)."
         )
     if not os.path.isdir(args.model_base_path):
         raise UsageError(
@@ -195,7 +197,13 @@ def add_commands(commands) -> None:
     serve_parser.add_argument(
         "--pretrained",
         action="store_true",
-        help="serve the repository's pretrained reward model (models/)",
+        help="the same as --model pretrained",
+    )
+    serve_parser.add_argument(
+        "--model",
+        choices=("pretrained", "authors"),
+        help="serve a shipped reward model: the repository's pretrained one (models/) or the "
+        "authors' (models/authors_epoch160/reward)",
     )
     serve_parser.set_defaults(run=_serve_command)
 

@@ -62,8 +62,9 @@ def _play_command(args: argparse.Namespace) -> int:
 
 
 def _played(args: argparse.Namespace, goal: str):
-    """The `EpisodeResult` of one episode of --policy (pretrained: the repository's agent)."""
-    if args.policy != "pretrained":
+    """The `EpisodeResult` of one episode of --policy (pretrained: the repository's agent;
+    authors: the authors' released agent, converted)."""
+    if args.policy not in ("pretrained", "authors"):
         from imagine_tf.playground import play
 
         return play(
@@ -74,12 +75,13 @@ def _played(args: argparse.Namespace, goal: str):
             noise_std=args.noise,
         )
     if args.noise:
-        raise UsageError("--noise is the scripted policy's; the pretrained policy plays without.")
+        raise UsageError(f"--noise is the scripted policy's; --policy {args.policy} plays without.")
     from imagine_tf.agent.loading import load_agent
     from imagine_tf.cli.pretrained_commands import pretrained_path
     from imagine_tf.pretrained.play import play_agent
 
-    return play_agent(load_agent(pretrained_path("agent")), [goal], args.seed, args.num_objects)
+    agent = load_agent(pretrained_path("agent", args.policy))
+    return play_agent(agent, [goal], args.seed, args.num_objects)
 
 
 def _demo_command(args: argparse.Namespace) -> int:
@@ -112,10 +114,10 @@ def add_commands(commands) -> None:
     play.add_argument("--goal", required=True, help='e.g. "Grasp red cat"')
     play.add_argument(
         "--policy",
-        choices=("scripted", "random", "pretrained"),
+        choices=("scripted", "random", "pretrained", "authors"),
         default="scripted",
-        help="the scripted expert, uniform random actions, or the repository's trained agent "
-        "(models/)",
+        help="the scripted expert, uniform random actions, the repository's trained agent "
+        "(models/) or the authors' released agent (models/authors_epoch160)",
     )
     play.add_argument("--num-objects", type=int, help="N (default 3, or the gin binding)")
     play.add_argument("--seed", type=int, default=0)

@@ -36,6 +36,34 @@ class DistractorSampling(enum.Enum):
     CATEGORY_FIRST = "category_first"
 
 
+#: Named worlds: "default" (the choices of docs/environment.md) and "authors" (the rules of the
+#: authors' code, step by step: `world_config`).
+WORLDS = ("default", "authors")
+#: `PlaygroundConfig.update_order`: "documented" (all scenes: move, grasp, carry, then growth on
+#: the new positions) or "authors" (their per-object loop: growth first, on the previous
+#: positions of the living thing and of the supplies later in the list).
+UPDATE_ORDERS = ("documented", "authors")
+#: `PlaygroundConfig.release_rule`: "on_open" (an open gripper drops its object) or "in_reach"
+#: (the authors': only while the hand is within the object's reach, else it keeps following).
+RELEASE_RULES = ("on_open", "in_reach")
+#: `PlaygroundConfig.living_thing_supply`: the supply of "Grow ... living_thing" scenes, "any"
+#: (as for the drawn type: water for a plant, food or water for an animal) or "water" (theirs).
+LIVING_THING_SUPPLIES = ("any", "water")
+
+# What a world fixes (the "default" world fixes nothing: its values are the field defaults).
+_WORLD_SETTINGS = {
+    "default": {},
+    "authors": {
+        "distractor_sampling": DistractorSampling.CATEGORY_FIRST,
+        "update_order": "authors",
+        "release_rule": "in_reach",
+        "living_thing_supply": "water",
+        "object_init_range": 1.0,
+        "min_object_distance": 0.3,
+    },
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class PlaygroundConfig:
     """The knobs of a Playground world.
@@ -46,6 +74,9 @@ class PlaygroundConfig:
       distractor_sampling: a `DistractorSampling` or its string value.
       object_init_range: objects start uniform in [-r, r]^2: 1.0 ([H], default) or 1.2 ([T]).
       min_object_distance: minimal centre distance between objects at reset (0.3).
+      update_order: one of `UPDATE_ORDERS` ("documented" by default).
+      release_rule: one of `RELEASE_RULES` ("on_open" by default).
+      living_thing_supply: one of `LIVING_THING_SUPPLIES` ("any" by default).
     """
 
     num_objects: int = 3
@@ -53,6 +84,9 @@ class PlaygroundConfig:
     distractor_sampling: DistractorSampling | str = DistractorSampling.UNIFORM_TYPES
     object_init_range: float = 1.0
     min_object_distance: float = 0.3
+    update_order: str = "documented"
+    release_rule: str = "on_open"
+    living_thing_supply: str = "any"
 
     def __post_init__(self):
         if not isinstance(self.num_objects, int) or self.num_objects < 1:
@@ -70,6 +104,9 @@ class PlaygroundConfig:
                 f"distractor_sampling={self.distractor_sampling!r} is not one of {valid}."
             ) from None
         object.__setattr__(self, "distractor_sampling", sampling)
+        _check_choice("update_order", self.update_order, UPDATE_ORDERS)
+        _check_choice("release_rule", self.release_rule, RELEASE_RULES)
+        _check_choice("living_thing_supply", self.living_thing_supply, LIVING_THING_SUPPLIES)
         if not 0.0 < self.object_init_range <= ARENA_LIMIT:
             raise ValueError(
                 f"object_init_range must be in (0, {ARENA_LIMIT}], got {self.object_init_range!r}."
@@ -85,3 +122,54 @@ class PlaygroundConfig:
                 f"[-{self.object_init_range}, {self.object_init_range}]^2; lower num_objects "
                 "or min_object_distance."
             )
+
+
+def _check_choice(name: str, value, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not one of {list(allowed)}.")
+
+
+def _normal(name: str, value):
+    """A distractor sampling as its enum (unknown strings as given), other values as given."""
+    if name == "distractor_sampling":
+        try:
+            return DistractorSampling(value)
+        except ValueError:
+            return value
+    return value
+
+
+def check_world(world: str) -> str:
+    """Returns ``world`` if it is one of `WORLDS`, else raises a ValueError naming them."""
+    if world not in WORLDS:
+        raise ValueError(f"world={world!r} is not one of {list(WORLDS)}.")
+    return world
+
+
+def world_config(world: str = "default", **overrides) -> PlaygroundConfig:
+    """The `PlaygroundConfig` of a named world, with ``overrides`` of its other fields.
+
+    "default" is `PlaygroundConfig()` (every field may be overridden). "authors" is the world of
+    the authors' code: category-first distractors, their update order and release rule, water
+    for "Grow ... living_thing", their placement (docs/environment.md). An override that is None
+    is ignored (the world's value); one that contradicts what the world fixes raises.
+
+    Raises:
+      ValueError: an unknown world, an unknown field, a contradicting or a bad value.
+    """
+    fixed = _WORLD_SETTINGS[check_world(world)]
+    fields = {f.name for f in dataclasses.fields(PlaygroundConfig)}
+    unknown = sorted(set(overrides) - fields)
+    if unknown:
+        raise ValueError(f"Unknown PlaygroundConfig fields {unknown}; allowed: {sorted(fields)}.")
+    settings = {k: v for k, v in overrides.items() if v is not None}
+    for name, value in fixed.items():
+        given = settings.get(name, value)
+        if _normal(name, given) != value:
+            shown = value.value if isinstance(value, DistractorSampling) else value
+            raise ValueError(
+                f"world={world!r} sets {name}={shown!r}, but {name}={given!r} was given. "
+                f"Drop {name}, or use world='default' to choose it freely."
+            )
+        settings[name] = value
+    return PlaygroundConfig(**settings)

@@ -17,6 +17,16 @@ One step, for every scene at once:
 
 Timing choice (ours): contact is checked on the positions *after* this step's move and
 carry, so growth can happen one step earlier than in the per-object loop of the reference code.
+
+`PlaygroundConfig.update_order="authors"` follows that loop instead (their
+``PlayGroundNavigationV1.step`` calls ``update_state`` object by object, and a living thing's
+``update_state`` checks its supplies before the grasp and carry of `Thing.update_state`):
+  * a living thing's contact is checked on its own previous position and on the previous
+    positions of supplies later in the list (earlier ones have already been carried);
+  * it grows before the grasp test, so its reach uses the grown size;
+  * it grows by 0.04 per touching supply (an animal on food and water: 0.08), capped at 0.34.
+`release_rule="in_reach"` is their release: an open gripper drops the held object only while
+the hand (after its move) is within the object's reach; otherwise the object keeps following.
 """
 
 from __future__ import annotations
@@ -135,6 +145,8 @@ class PlaygroundCore:
         self._object_index = np.arange(num_objects)[None, :]
         self._reach = np.ones((batch, num_objects + 1), dtype=bool)
         self._first_or_none = np.append(np.arange(num_objects), NO_OBJECT)
+        self._list_order = config.update_order == "authors"
+        self._release_in_reach = config.release_rule == "in_reach"
         self.num_steps = 0
         self.reset(SceneConstraints.free(batch))
 
@@ -172,6 +184,8 @@ class PlaygroundCore:
         self._feeds_any = bool(np.count_nonzero(self._feeds))
         self._feeds_row = self._feeds.any(axis=(1, 2)) if self._feeds_any else None
         self._growing_rows = np.zeros(self.batch_size, dtype=bool)
+        if self._list_order and self._feeds_any:  # the first step checks every contact
+            self._growing_rows = self._feeds_row.copy()
         self._update_reach()
         self._initial[:] = self._current
         self.num_steps = 0
@@ -201,14 +215,17 @@ class PlaygroundCore:
         _clip(hand, self._low, self._high, out=hand)
         closed = np.greater(action[:, 2], self._zeros)
         _SIGN.take(closed.view(np.int8), out=self.gripper)  # +1 closed, -1 open
+        if self._list_order:
+            return self._step_in_list_order(closed)
 
-        # Grasp: an open gripper holds nothing; a closed one keeps its object or, if empty,
-        # takes the first reachable object in list order. (The branches skip work that a
-        # batch does not need; with small batches numpy's per-call cost dominates.)
+        # Grasp: an open gripper holds nothing ("in_reach": unless out of the object's reach); a
+        # closed one keeps its object or, if empty, takes the first reachable one in list order.
+        # (The branches skip work a batch does not need: numpy's per-call cost dominates.)
         position = self.object_position
         grasped = self._grasped
-        if np.count_nonzero(closed):
-            held = np.where(closed, self.held, self._no_object)
+        keep = (closed | self._out_of_reach(self._reach2)) if self._release_in_reach else closed
+        if np.count_nonzero(keep):
+            held = np.where(keep, self.held, self._no_object)
             searching = np.less(held, self._zero_index) & closed
             if np.count_nonzero(searching):
                 gap = position - hand[:, None, :]
@@ -258,6 +275,79 @@ class PlaygroundCore:
             self.object_size[rows] = size
             self._reach2[rows] = _grasp_radius2(size)
 
+    def _out_of_reach(self, reach2: np.ndarray) -> np.ndarray:
+        """bool [B]: the held object is out of the moved hand's reach (see `_held_reach`)."""
+        return self._held_reach(reach2) == _OUT_OF_REACH
+
+    def _held_reach(self, reach2: np.ndarray) -> np.ndarray:
+        """int8 [B]: per scene, 0 (nothing held), `_IN_REACH` or `_OUT_OF_REACH`: where the
+        held object (still at its previous position) is for the moved hand, under the squared
+        reach radii ``reach2`` [B, N]."""
+        held = self.held
+        holding = np.greater_equal(held, self._zero_index)
+        if not np.count_nonzero(holding):
+            return np.zeros(self.batch_size, dtype=np.int8)
+        index = np.maximum(held, 0)
+        gap = self.object_position[self._rows, index] - self.hand_position
+        near = np.add.reduce(np.square(gap), axis=1) < reach2[self._rows, index]
+        return np.where(holding, np.where(near, _IN_REACH, _OUT_OF_REACH), 0).astype(np.int8)
+
+    def _step_in_list_order(self, closed: np.ndarray) -> np.ndarray:
+        """Growth, grasp and carry as the authors' per-object loop (module docstring), for
+        every scene at once; the hand has moved and ``closed`` (bool [B]) is the gripper.
+        Returns s_t, float32 [B, 2D]."""
+        size, position, feeds = self.object_size, self.object_position, self._feeds
+        new_size = size.copy()
+        # Rows where a contact can be new: something moved or grew at the last step, or a
+        # supply may move now; the others had no contact then and have none now.
+        check = self._growing_rows | np.greater_equal(self.held, 0) | closed
+        rows = self._rows[check & self._feeds_row] if self._feeds_any else self._rows[:0]
+        if rows.size:  # first as if nothing moved: exact up to the object that moves
+            new_size[rows] = _grown_in_list_order(size[rows], position[rows], feeds[rows])
+        reach2 = _grasp_radius2(new_size)
+        held = self._grasp_in_list_order(closed, reach2)
+        if rows.size:  # a carried supply is seen at the hand by the living things after it
+            mover = held[rows]
+            later = np.arange(self.config.num_objects)[None, :] > mover[:, None]  # [R, N]
+            fed = feeds[rows, :, np.maximum(mover, 0)] & later & (mover >= 0)[:, None]
+            again = rows[fed.any(axis=1)]
+            if again.size:
+                new_size[again] = _grown_in_list_order(
+                    size[again],
+                    position[again],
+                    feeds[again],
+                    held[again],
+                    self.hand_position[again],
+                )
+                reach2[again] = _grasp_radius2(new_size[again])
+        grew = np.not_equal(new_size, size).any(axis=1)
+        if np.count_nonzero(grew):
+            self.growth_steps += 1
+        self._growing_rows = grew
+        size[:] = new_size
+        self._reach2 = reach2
+        held_mask = np.equal(held[:, None], self._object_index)  # [B, N]
+        np.copyto(position, self.hand_position[:, None, :], where=held_mask[..., None])
+        _SIGN.take(held_mask.view(np.int8), out=self._grasped)
+        self.held = held
+        self.num_steps += 1
+        return self.observation()
+
+    def _grasp_in_list_order(self, closed: np.ndarray, reach2: np.ndarray) -> np.ndarray:
+        """The held object after the grasp test (int64 [B], -1 none), on the previous object
+        positions and the grown reach radii ``reach2`` [B, N]: a held object stays held while
+        the gripper is closed (or, "in_reach", open out of reach); an empty closed gripper
+        takes the first reachable object in list order."""
+        where = self._held_reach(reach2)
+        holding = where != 0
+        keep = holding & closed
+        if self._release_in_reach:
+            keep |= where == _OUT_OF_REACH
+        gap = self.object_position - self.hand_position[:, None, :]
+        np.less(np.add.reduce(np.square(gap), axis=2), reach2, out=self._reach[:, :-1])
+        first = self._first_or_none[self._reach.argmax(axis=1)]
+        return np.where(keep, self.held, np.where(closed & ~holding, first, NO_OBJECT))
+
     # ------------------------------------------------------------------------------------------
     def observation(self) -> np.ndarray:
         """A fresh copy of s_t = [o_t, o_t - o_0], float32 [B, 2D].
@@ -278,3 +368,26 @@ def _grasp_radius2(size: np.ndarray) -> np.ndarray:
 
 
 _SIGN = np.array([-1.0, 1.0], dtype=np.float32)  # False -> -1, True -> +1
+# `_held_reach` codes (0: nothing held).
+_IN_REACH, _OUT_OF_REACH = 1, 2
+
+
+def _grown_in_list_order(size, position, feeds, mover=None, hand=None) -> np.ndarray:
+    """Sizes after the authors' growth checks, float32 [R, N].
+
+    Living thing i checks the supplies j in list order, each at its previous position
+    ``position`` [R, N, 2] (or at ``hand`` [R, 2] when j is ``mover`` [R] and j < i: carried
+    before i's turn), against its own previous position and current size, and grows by 0.04
+    (capped at 0.34) per touching supply. ``feeds`` [R, N, N]: [r, i, j] j feeds i.
+    """
+    gap2 = np.square(position[:, None, :, :] - position[:, :, None, :]).sum(axis=3)  # [R, i, j]
+    if mover is not None:
+        index = np.arange(size.shape[1])
+        at_hand = np.square(hand[:, None, :] - position).sum(axis=2)  # [R, i]
+        seen = (index[None, None, :] == mover[:, None, None]) & (index[:, None] > index)[None]
+        gap2 = np.where(seen, at_hand[:, :, None], gap2)
+    grown = size.copy()
+    for j in np.flatnonzero(feeds.any(axis=(0, 1))):  # the supply slots, in list order
+        touching = feeds[:, :, j] & (gap2[:, :, j] < np.square((grown + size[:, j, None]) * _HALF))
+        grown = np.minimum(grown + touching * np.float32(GROWTH_PER_STEP), np.float32(MAX_SIZE))
+    return grown

@@ -11,7 +11,8 @@ Choices (see docs/environment.md):
   * An object whose goal fixes neither type nor category gets its type the same way, except the
     object of a grow goal, whose category is uniform over {animal, plant}.
   * The supply of a grow goal is water for a plant, food or water (50/50) for an animal; its
-    colour is random ([H]).
+    colour is random ([H]). With ``living_thing_supply="water"`` (the authors' world), a goal
+    naming the category living_thing always gets water, as in their ``reset_with_goal``.
   * Relational goals: the pair's initial positions satisfy the relation strictly (e.g. right_of:
     x_0 > x_1); when a draw violates it, the two objects swap positions, which keeps all
     distances.
@@ -199,7 +200,10 @@ def generate_scenes(
     uniform = rng.random((batch, num_objects, 6))
 
     # 1. Types: object 0 carries the goal's attributes, object 1 the reference's or supply.
-    object_type = _draw_types(constraints, sampling, uniform, grow, relational, any_pair)
+    living_water = config.living_thing_supply == "water"
+    object_type = _draw_types(
+        constraints, sampling, uniform, grow, relational, any_pair, living_water
+    )
     # 2. Colours: the goal's (and the reference's) where named, else uniform.
     colour = _draw_colours(constraints, uniform, relational, any_pair)
     shade = (uniform[..., _U_SHADE] < 0.5).astype(np.int64)
@@ -232,11 +236,13 @@ def _draw_types(
     grow: np.ndarray,
     relational: np.ndarray,
     any_pair: bool,
+    living_water: bool = False,
 ) -> np.ndarray:
     """Object types int64 [B, N] from ``uniform`` [B, N, 6]: object 0 carries the goal's
     attributes (an unnamed object to grow is an animal or a plant), object 1 of a relational
     goal the reference's, everything else is free. ``grow``, ``relational``: bool [B] of the
-    goals' kinds; ``any_pair``: any of them."""
+    goals' kinds; ``any_pair``: any of them; ``living_water``: a goal naming living_thing gets
+    water as its supply."""
     codes = np.zeros(uniform.shape[:2], dtype=np.int64)  # [B, N]
     codes[:, 0] = np.where(
         grow & (constraints.object_type < 0) & (constraints.category < 0),
@@ -250,10 +256,10 @@ def _draw_types(
     object_type = np.add.reduce(cdf <= uniform[..., _U_TYPE, None], axis=2, dtype=np.int64)
     if any_pair:
         # Object 1 of a grow goal: water for a plant, food or water (50/50) for an animal.
-        is_plant = ontology.IS_PLANT[object_type[:, 0]]
-        supply = np.where(
-            is_plant | (uniform[:, 1, _U_SUPPLY] < 0.5), ontology.WATER, ontology.FOOD
-        )
+        water = ontology.IS_PLANT[object_type[:, 0]] | (uniform[:, 1, _U_SUPPLY] < 0.5)
+        if living_water:  # the same draws either way: the rule changes no other object
+            water |= constraints.category == ontology.LIVING_THING
+        supply = np.where(water, ontology.WATER, ontology.FOOD)
         object_type[:, 1] = np.where(grow, supply, object_type[:, 1])
     return object_type
 

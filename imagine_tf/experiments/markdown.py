@@ -13,6 +13,7 @@ from imagine_tf.experiments.formatting import (
     number,
 )
 from imagine_tf.experiments.markdown_secondary import (
+    authors_row,
     cost_lines,
     interim_lines,
     mechanism_lines,
@@ -120,7 +121,7 @@ def _metric_tables(spec: ExperimentSpec, content: dict, configurations: dict) ->
     for label, entry in configurations.items():
         cells = [mean_std(entry["metrics"][n]) for n in names]
         lines.append(f"| {label} | {len(entry['seeds'])} | " + " | ".join(cells) + " |")
-    lines += paper_rows(content.get("paper"), names)
+    lines += paper_rows(content.get("paper"), names) + authors_row(content, names)
     lines += [
         "",
         "Mean and IQM (interquartile mean) with 95 % percentile bootstrap CIs over seeds (with few seeds these undercover; the claims use t intervals):",

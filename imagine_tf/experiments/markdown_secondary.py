@@ -1,5 +1,6 @@
 """The report's sections beside its claims (`secondary`): the interim label, the declared
-earlier epochs, the seed paper's per-type claims, the mechanism's curves and the cost."""
+earlier epochs, the seed paper's per-type claims, the mechanism's curves, the cost and the
+authors' agent beside the table."""
 
 from __future__ import annotations
 
@@ -155,3 +156,17 @@ def cost_lines(configurations: dict) -> list[str]:
     if machines:
         lines += ["", "Machines (as sampled): " + "; ".join(machines) + "."]
     return lines
+
+
+def authors_row(content: dict, names: list[str]) -> list[str]:
+    """The main table's row of the authors' released agent (`secondary.authors_reference`)."""
+    reference = content.get("authors_agent")
+    if not reference:
+        return []
+    cells = [number(reference["metrics"][n]) for n in names]
+    return [
+        "| the authors' released agent, measured here (1 run) | — | " + " | ".join(cells) + " |",
+        "",
+        f"(The authors' agent: {reference['budget']}; {reference['episodes_per_goal']} "
+        f"noise-free episodes per goal in this project's default world, `{reference['record']}`.)",
+    ]

@@ -225,6 +225,7 @@ def analyse(
     content["descriptions"] = descriptions
     content["read_epoch_differences"] = secondary.read_epoch_differences(spec, configurations)
     content["type_claims"] = secondary.type_claims(spec, configurations)
+    content["authors_agent"] = secondary.authors_reference(spec)
     content["curve_comparisons"] = [
         {
             "a": a,

@@ -5,17 +5,21 @@
 * the seed paper's per-type claims (Karch, Colas et al. 2020: type 2 fails; types 1, 3 and 4
   generalize; type 5 is harder), read on ``ExperimentSpec.type_claims`` with 95 % t
   intervals over the seeds;
-* while cells are missing, the interim label: every claim's verdict is "interim".
+* while cells are missing, the interim label: every claim's verdict is "interim";
+* beside an agent study's table, the authors' released agent measured here (one run: no
+  statistics), with its budget (`authors_reference`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Sequence
 
 import numpy as np
 
 from imagine_tf.experiments import comparisons, statistics
 from imagine_tf.experiments.spec import ExperimentSpec
+from imagine_tf.provenance import REPOSITORY
 
 #: (claim, the types it reads, "above" / "below", threshold): reproduced when the 95 % t
 #: interval of the per-seed value lies on the claimed side of the threshold, contradicted when
@@ -121,3 +125,24 @@ def mark_interim(spec: ExperimentSpec, content: dict) -> None:
         for test in content.get(tests, []):
             if "verdict" in test:
                 test["verdict"] = "interim"
+
+
+#: the authors' released agent in the default world (`imagine-tf eval --agent authors --out`)
+AUTHORS_RECORD = "docs/results/authors_agent/eval_world_default.json"
+
+
+def authors_reference(spec: ExperimentSpec, record: str = AUTHORS_RECORD) -> dict | None:
+    """The authors' agent's value of each of an agent study's metrics (None where its record
+    has none), its budget and episodes per goal; None for other studies or without the record."""
+    from imagine_tf.experiments.report import lookup
+
+    path = REPOSITORY / record
+    if spec.kind != "agent" or not path.is_file():
+        return None
+    results = json.loads(path.read_text())
+    return {
+        "record": record,
+        "budget": results.get("budget"),
+        "episodes_per_goal": results["repetitions"],
+        "metrics": {name: lookup(results, key) for name, key in spec.metrics.items()},
+    }

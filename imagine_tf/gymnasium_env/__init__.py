@@ -8,7 +8,9 @@ Registered ids (`import imagine_tf` registers them when Gymnasium is imported):
 * ``imagine_tf/PlaygroundGoal-v0``: `PlaygroundGoalEnv`, the goal-conditioned form
   (``observation`` / ``achieved_goal`` / ``desired_goal`` and a batched ``compute_reward``).
 
-This module imports Gymnasium's registry only; the environments load when first made.
+Both take ``world="authors"`` for the rules of the authors' code (``imagine_tf.env.config.
+world_config``). This module imports Gymnasium's registry only; the environments load when
+first made.
 """
 
 from __future__ import annotations

@@ -47,8 +47,11 @@ class PlaygroundGymEnv(gymnasium.Env):
       split: the goals sampled when a reset sets none: "train", "test" or "all".
       relational: also know (and sample) the 160 two-object goals.
       goal_text: add the ``goal_text`` sentence to the observation.
-      distractor_sampling, object_init_range: see `imagine_tf.env.config.PlaygroundConfig`.
+      distractor_sampling, object_init_range: see `imagine_tf.env.config.PlaygroundConfig`
+        (``distractor_sampling=None``: the world's).
       render_mode: None or "rgb_array".
+      world: "default" or "authors" (the rules of the authors' code: `world_config`), e.g.
+        ``gymnasium.make("imagine_tf/Playground-v0", world="authors")``.
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 10}
@@ -60,9 +63,10 @@ class PlaygroundGymEnv(gymnasium.Env):
         split: str = "train",
         relational: bool = False,
         goal_text: bool = False,
-        distractor_sampling: str = "uniform_types",
+        distractor_sampling: str | None = None,
         object_init_range: float = 1.0,
         render_mode: str | None = None,
+        world: str = "default",
     ):
         check_render_mode(render_mode)
         self.render_mode = render_mode
@@ -74,6 +78,7 @@ class PlaygroundGymEnv(gymnasium.Env):
             relational,
             distractor_sampling,
             object_init_range,
+            world,
         )
         catalog = self._scenes.catalog
         #: T, the steps of an episode (then it is truncated).

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from imagine_tf.env.config import EPISODE_LENGTH, PlaygroundConfig
+from imagine_tf.env.config import EPISODE_LENGTH, world_config
 from imagine_tf.env.physics import PlaygroundCore
 from imagine_tf.gymnasium_env.core_facts import current_facts, initial_facts
 from imagine_tf.gymnasium_env.step_oracle import StepOracle
@@ -29,7 +29,8 @@ class SceneBatch:
       episode_length: T, steps per episode (then every scene is truncated).
       split: the goals a reset samples from: "train" (191), "test" (64) or "all" (255).
       relational: also know the 160 two-object goals (and sample them in the split).
-      distractor_sampling, object_init_range: see `PlaygroundConfig`.
+      distractor_sampling, object_init_range: see `PlaygroundConfig` (None: the world's).
+      world: "default" or "authors" (`imagine_tf.env.config.world_config`).
     """
 
     def __init__(
@@ -39,10 +40,12 @@ class SceneBatch:
         episode_length: int = EPISODE_LENGTH,
         split: str = "train",
         relational: bool = False,
-        distractor_sampling: str = "uniform_types",
+        distractor_sampling: str | None = None,
         object_init_range: float = 1.0,
+        world: str = "default",
     ):
-        self.config = PlaygroundConfig(
+        self.config = world_config(
+            world,
             num_objects=num_objects,
             episode_length=episode_length,
             distractor_sampling=distractor_sampling,

@@ -52,9 +52,10 @@ class PlaygroundVectorEnv(VectorEnv):
         split: str = "train",
         relational: bool = False,
         goal_text: bool = False,
-        distractor_sampling: str = "uniform_types",
+        distractor_sampling: str | None = None,
         object_init_range: float = 1.0,
         render_mode: str | None = None,
+        world: str = "default",
     ):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}.")
@@ -69,6 +70,7 @@ class PlaygroundVectorEnv(VectorEnv):
             relational,
             distractor_sampling,
             object_init_range,
+            world,
         )
         catalog = self._scenes.catalog
         #: T, the steps of an episode (then every scene is truncated).

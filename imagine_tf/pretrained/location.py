@@ -6,6 +6,7 @@ the package ``imagine_tf/``, described by ``models/card.json``.
       README.md          the card for people, generated from card.json
       imagine_cgh_s0/    an agent run with a networks-only checkpoint (`load_agent` reads it)
         reward/1/        its reward model as a SavedModel (`imagine-tf serve`)
+      authors_epoch160/  the authors' released agent, converted (`pretrained.authors_model`)
 
 The card names the directories (``agent.directory``, ``reward.directory``), so that
 ``--pretrained`` follows a rebuilt card without a code change.
@@ -59,3 +60,17 @@ def reward_dir(directory: pathlib.Path | None = None) -> pathlib.Path:
     """The pretrained reward model's base path (versioned SavedModels, for `serve`)."""
     directory = pathlib.Path(directory) if directory is not None else models_dir()
     return directory / read_card(directory)["reward"]["directory"]
+
+
+def authors_dir(repository: pathlib.Path | None = None) -> pathlib.Path:
+    """The authors' converted agent (``models/authors_epoch160``), checked to exist."""
+    from imagine_tf.pretrained.authors_model import DIRECTORY
+
+    directory = pathlib.Path(repository or REPOSITORY) / MODELS / DIRECTORY
+    if not (directory / CARD).is_file():
+        raise PretrainedModelsMissing(
+            f"No converted authors' agent at {directory}. Work in a clone of the repository, or "
+            "convert it: git clone https://github.com/flowersteam/Imagine, then "
+            "`imagine-tf pretrained convert-authors --from Imagine/pretrained_weights`."
+        )
+    return directory

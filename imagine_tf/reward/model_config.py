@@ -23,7 +23,7 @@ import dataclasses
 
 import gin
 
-from imagine_tf.constants import PAIR_GATES, REWARD_ARCHITECTURES
+from imagine_tf.constants import PAIR_GATES, REWARD_AGGREGATIONS, REWARD_ARCHITECTURES
 
 DEFAULT_LEARNING_RATE = {"ma": 1e-3, "ma_pairs": 1e-3, "fa": 1e-4, "fc": 1e-4}
 #: what a supervised run reads and a co-training run does not: field -> what co-training does
@@ -47,6 +47,9 @@ class RewardModelConfig:
       hidden_units: the modules' width.
       normalize_goal: the gates read the L2-normalised goal embedding (not in the paper; see
         `GatedAttention`): in the supervised studies it left the early F1 plateau sooner.
+      aggregation: how MA and MA-pairs combine their modules: "or" (the pretrained OR net on
+        the sorted probabilities), "or_unsorted" (the net in object order: the reference's,
+        used by its converted weights) or "max" (`OrNetwork`).
       pair_gate, pair_relations: MA-pairs' gate variant and relation features (not in the
         paper; `RewardNetwork`); other architectures keep "per_slot" and False.
       learning_rate: Adam's; None: 1e-3 (MA, MA-pairs) or 1e-4 (FA, FC)
@@ -70,6 +73,7 @@ class RewardModelConfig:
     positive_ratio: float | None = 0.2
     hidden_units: int = 100
     normalize_goal: bool = False
+    aggregation: str = "or"
     pair_gate: str = "per_slot"
     pair_relations: bool = False
     validation_fraction: float = 0.1
@@ -79,7 +83,11 @@ class RewardModelConfig:
 
     def __post_init__(self):
         name = type(self).__name__
-        for field, allowed in (("architecture", REWARD_ARCHITECTURES), ("pair_gate", PAIR_GATES)):
+        for field, allowed in (
+            ("architecture", REWARD_ARCHITECTURES),
+            ("pair_gate", PAIR_GATES),
+            ("aggregation", REWARD_AGGREGATIONS),
+        ):
             if getattr(self, field) not in allowed:
                 raise ValueError(
                     f"{name}.{field} must be one of {allowed}, got {getattr(self, field)!r}."

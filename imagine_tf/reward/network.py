@@ -77,7 +77,8 @@ class RewardNetwork(RewardScanMixin, tf.keras.Model):
       num_objects: N.
       hidden_units: width of the hidden layer (100).
       embedding_units: LSTM width (100).
-      aggregation: "or" (pretrained OR net) or "max", for MA and MA-pairs.
+      aggregation: "or" (pretrained OR net), "or_unsorted" (the reference's, `OrNetwork`) or
+        "max", for MA and MA-pairs.
       normalize_goal: the gates read the L2-normalised goal embedding (`GatedAttention`).
       pair_gate: MA-pairs' gate, "per_slot" (162 values), "shared" (84 values, the same for
         both objects of a pair) or "residual" (shared plus a second-slot term that starts at
@@ -297,7 +298,8 @@ class RewardNetwork(RewardScanMixin, tf.keras.Model):
         """The same trained network for scenes of another N (MA and MA-pairs only).
 
         The shared modules keep their weights; only the OR net changes (to the one for the
-        new number of modules).
+        new number of modules: the packaged one, on sorted inputs, also for a network with the
+        reference's "or_unsorted" net, which the authors trained for 3 objects only).
 
         Raises:
           ValueError: FA and FC, whose flat input size fixes N.
@@ -307,7 +309,10 @@ class RewardNetwork(RewardScanMixin, tf.keras.Model):
                 f"{self.architecture.upper()} reads the flat state, whose size 2 (3 + 39 N) fixes "
                 f"N = {self.num_objects}; only MA and MA-pairs work for any N."
             )
-        other = RewardNetwork.from_config({**self.get_config(), "num_objects": num_objects})
+        config = {**self.get_config(), "num_objects": num_objects}
+        if self.aggregation == "or_unsorted":  # the reference's net exists for its own N only
+            config["aggregation"] = "or"
+        other = RewardNetwork.from_config(config)
         other(example_inputs(num_objects, self.encoder.max_length))
         layers = [
             (self.encoder, other.encoder),

@@ -27,8 +27,11 @@ import numpy as np
 import tensorflow as tf
 
 from imagine_tf.atomic_files import replacing
+from imagine_tf.constants import REWARD_AGGREGATIONS
 
-AGGREGATIONS = ("or", "max")
+#: "or": the net on the inputs sorted (this project's); "or_unsorted": the net on the inputs in
+#: object order (the reference's, for its converted weights); "max": max_i p_i.
+AGGREGATIONS = REWARD_AGGREGATIONS
 HIDDEN = 16
 PACKAGED_DIR = pathlib.Path(__file__).with_name("or_weights")
 CACHE_DIR = pathlib.Path(os.path.expanduser("~")) / ".cache" / "imagine_tf" / "or_weights"
@@ -82,22 +85,23 @@ def save_or_weights(weights: dict[str, np.ndarray], directory: pathlib.Path) -> 
     return path
 
 
-def or_logits(probabilities: tf.Tensor, weights: list) -> tf.Tensor:
+def or_logits(probabilities: tf.Tensor, weights: list, sort: bool = True) -> tf.Tensor:
     """The OR net before its output sigmoid: probabilities [B, n] -> logits [B].
 
     The inputs are sorted (largest first) before the net, so the output does not depend on
-    their order: exactly symmetric, as a Deep Sets aggregator must be.
+    their order: exactly symmetric, as a Deep Sets aggregator must be. ``sort=False``: in the
+    order given (the reference's net, for its converted weights).
     """
     kernel_0, bias_0, kernel_1, bias_1, kernel_2, bias_2 = weights
-    ordered = tf.sort(probabilities, axis=-1, direction="DESCENDING")
+    ordered = tf.sort(probabilities, axis=-1, direction="DESCENDING") if sort else probabilities
     hidden = tf.tanh(tf.matmul(ordered, kernel_0) + bias_0)
     hidden = tf.tanh(tf.matmul(hidden, kernel_1) + bias_1)
     return (tf.matmul(hidden, kernel_2) + bias_2)[..., 0]
 
 
-def or_forward(probabilities: tf.Tensor, weights: list) -> tf.Tensor:
+def or_forward(probabilities: tf.Tensor, weights: list, sort: bool = True) -> tf.Tensor:
     """The OR net's function: probabilities [B, n] -> [B] in (0.01, 0.99)."""
-    return 0.98 * tf.sigmoid(or_logits(probabilities, weights)) + 0.01
+    return 0.98 * tf.sigmoid(or_logits(probabilities, weights, sort)) + 0.01
 
 
 def probability_logits(probabilities: tf.Tensor) -> tf.Tensor:
@@ -111,7 +115,9 @@ class OrNetwork(tf.keras.layers.Layer):
 
     Args:
       num_inputs: n.
-      aggregation: "or" (the pretrained net) or "max".
+      aggregation: "or" (the pretrained net on the sorted inputs), "or_unsorted" (the net on
+        the inputs in the order given, as the reference's: for its converted weights, which
+        replace the packaged ones) or "max".
     """
 
     def __init__(self, num_inputs: int, aggregation: str = "or", **kwargs):
@@ -126,7 +132,7 @@ class OrNetwork(tf.keras.layers.Layer):
 
     @property
     def uses_net(self) -> bool:
-        return self.aggregation == "or" and self.num_inputs > 1
+        return self.aggregation != "max" and self.num_inputs > 1
 
     def build(self, input_shape):
         if self.uses_net:
@@ -142,6 +148,15 @@ class OrNetwork(tf.keras.layers.Layer):
             ]
         super().build(input_shape)
 
+    def assign_net(self, weights: dict[str, np.ndarray]) -> None:
+        """Replaces the net's weights ({name of `WEIGHT_NAMES`: array}, e.g. converted ones)."""
+        if not self.uses_net:
+            raise ValueError(f"OrNetwork({self.num_inputs}, {self.aggregation!r}) has no net.")
+        if not self.built:
+            self.build(tf.TensorShape([None, self.num_inputs]))
+        for name, variable in zip(WEIGHT_NAMES, self._weights, strict=True):
+            variable.assign(np.asarray(weights[name], np.float32))
+
     def call(self, probabilities: tf.Tensor) -> tf.Tensor:
         """The soft OR, [B, n] -> [B]."""
         self._check(probabilities)
@@ -149,7 +164,7 @@ class OrNetwork(tf.keras.layers.Layer):
             return probabilities[..., 0]
         if self.aggregation == "max":
             return tf.reduce_max(probabilities, axis=-1)
-        return or_forward(probabilities, self._weights)
+        return or_forward(probabilities, self._weights, self.aggregation == "or")
 
     def logits(self, probabilities: tf.Tensor) -> tf.Tensor:
         """What the loss should see, [B, n] -> [B]: the OR net's pre-sigmoid output.
@@ -163,7 +178,7 @@ class OrNetwork(tf.keras.layers.Layer):
             self.build(probabilities.shape)
         self._check(probabilities)
         if self.uses_net:
-            return or_logits(probabilities, self._weights)
+            return or_logits(probabilities, self._weights, self.aggregation == "or")
         return probability_logits(tf.reduce_max(probabilities, axis=-1))
 
     def _check(self, probabilities: tf.Tensor) -> None:

@@ -33,6 +33,7 @@ AGENT = {
     "reward_model.positive_ratio": 0.2,
     "reward_model.hidden_units": 100,
     "reward_model.normalize_goal": False,
+    "reward_model.aggregation": "or",
     "reward_model.pair_gate": "per_slot",
     "reward_model.pair_relations": False,
     "reward_model.validation_fraction": 0.1,
@@ -137,6 +138,7 @@ REWARD = {
     "positive_ratio": 0.2,
     "hidden_units": 100,
     "normalize_goal": False,
+    "aggregation": "or",
     "pair_gate": "per_slot",
     "pair_relations": False,
     "validation_fraction": 0.1,
@@ -217,16 +219,18 @@ PLAYGROUND = {
     "split": "train",
     "relational": False,
     "reward": "none",
-    "distractor_sampling": "uniform_types",
+    "distractor_sampling": None,
     "object_init_range": 1.0,
     "episode_length": 50,
+    "world": "default",
 }
 PLAYGROUND_CONFIGS = {
-    "world/playground.gin": {},
+    "world/playground.gin": {"distractor_sampling": "uniform_types"},
     "world/playground_many_objects.gin": {
         "num_objects": 10,
         "distractor_sampling": "category_first",
     },
+    "world/playground_authors.gin": {"world": "authors"},
 }
 
 
