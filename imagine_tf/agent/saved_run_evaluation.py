@@ -108,6 +108,11 @@ def evaluate_learner(
             predicate: float(np.mean([per_goal[g] for g in train if g.split()[0] == predicate]))
             for predicate in PREDICATES
         },
+        "test_per_predicate": {  # the predicates that have test goals (Grasp, Grow)
+            predicate: float(np.mean(values))
+            for predicate in PREDICATES
+            if (values := [per_goal[g] for g in test if g.split()[0] == predicate])
+        },
         "grow_outcomes": grow_outcomes,
         "per_goal": per_goal,
         **_imagination_summary(learner, {g: per_goal[g] for g in test}),

@@ -68,6 +68,7 @@ def measured_records(repository: pathlib.Path) -> list[dict]:
                 "test_success": record["test_success"],
                 "per_type": record["per_type"],
                 "train_per_predicate": record["train_per_predicate"],
+                "test_per_predicate": record["test_per_predicate"],
                 "code_version": record.get("code_version"),
                 "machine": record.get("machine", {}).get("cpu_model"),
             }
@@ -114,18 +115,22 @@ def render_authors_readme(card: dict) -> str:
         "",
         "## Measured here (`imagine-tf eval --agent authors`, noise-free episodes)",
         "",
-        "| world | episodes / goal | train SR | test SR | types 1-5 | Go / Grasp / Grow | record |",
-        "|---|---|---|---|---|---|---|",
+        "| world | episodes / goal | train SR | test SR | test SR, types 1-5 | train SR, Go / "
+        "Grasp / Grow | test SR, Grasp / Grow | record |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in card["measured"]:
         types = " / ".join(f"{row['per_type'][str(t)]:.3f}" for t in range(1, 6))
-        predicates = " / ".join(f"{v:.3f}" for v in row["train_per_predicate"].values())
+        train, test = (
+            " / ".join(f"{v:.3f}" for v in row[f"{split}_per_predicate"].values())
+            for split in ("train", "test")
+        )
         lines.append(
             f"| {row['world']} | {row['episodes_per_goal']} | {row['train_success']:.3f} | "
-            f"{row['test_success']:.3f} | {types} | {predicates} | `{row['file']}` |"
+            f"{row['test_success']:.3f} | {types} | {train} | {test} | `{row['file']}` |"
         )
     if not card["measured"]:
-        lines.append("| (not measured yet) | | | | | | |")
+        lines.append("| (not measured yet) | | | | | | | |")
     lines += ["", "Source files (sha256):", ""]
     lines += [f"* `{name}`: `{digest}`" for name, digest in card["source"]["files"].items()]
     return "\n".join(lines) + "\n"

@@ -183,6 +183,9 @@ def test_eval_and_report_of_a_tiny_run(oracle_run, tmp_path):
     no_flower = [per_goal[g] for g in grammar.test_goals() if "flower" not in g]
     assert result["test_success_imaginable"] == pytest.approx(sum(no_flower) / 56)
     assert set(result["train_per_predicate"]) == {"Go", "Grasp", "Grow"}
+    test_grow = [per_goal[g] for g in grammar.test_goals() if g.startswith("Grow")]
+    assert set(result["test_per_predicate"]) == {"Grasp", "Grow"}  # no Go goal is held out
+    assert result["test_per_predicate"]["Grow"] == pytest.approx(sum(test_grow) / len(test_grow))
     grow_train = [g for g in grammar.train_goals() if g.startswith("Grow")]
     outcomes = result["grow_outcomes"]["train"]
     assert outcomes["episodes"] == 2 * len(grow_train) == 2 * 46
