@@ -7,7 +7,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from imagine_tf.experiments import comparisons, secondary
+from imagine_tf.experiments import comparisons, markdown_secondary, secondary
 from imagine_tf.experiments.cells import grid
 from imagine_tf.experiments.markdown import markdown
 from imagine_tf.experiments.report import _agent_cost
@@ -134,3 +134,25 @@ def test_a_forks_cost_leaves_out_its_sources_epochs(tmp_path):
     assert cost["machines"] == ["m"]
     (arm.directory / "cpu_seconds.json").unlink()
     assert _agent_cost(arm, progress)["cpu_seconds"] is None
+
+
+def test_the_authors_agent_stands_beside_an_agent_study_only(tmp_path, monkeypatch):
+    record = {"repetitions": 30, "test_success": 0.8, "per_type": {"5": 0.9}, "budget": "B"}
+    path = tmp_path / "docs" / "authors.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(record))
+    monkeypatch.setattr(secondary, "REPOSITORY", tmp_path)
+    reference = secondary.authors_reference(_spec(), "docs/authors.json")
+    assert reference["metrics"] == {
+        "test SR": 0.8, "type 1": None, "type 2": None, "type 3": None, "type 4": None,
+        "type 5": 0.9,
+    }  # fmt: skip
+    assert reference["budget"] == "B" and reference["episodes_per_goal"] == 30
+    content = {"configurations": {}, "authors_agent": reference}
+    row = markdown_secondary.authors_row(content, ["test SR", "type 5"])[0]
+    assert row.endswith("| — | 0.800 | 0.900 |")
+    reward_study = ExperimentSpec(
+        name="rewards", kind="reward", configurations={"ma": {}}, seeds=2, metrics={"F1": "f1"}
+    )
+    assert secondary.authors_reference(reward_study, "docs/authors.json") is None
+    assert secondary.authors_reference(_spec(), "docs/missing.json") is None
