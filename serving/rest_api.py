@@ -39,6 +39,9 @@ from .prediction_service import (
 from .request_validation import RequestError
 from .tensor_protos import to_array, to_tensor_proto
 
+#: the deepest a request body may nest: a tensor has at most 32 dimensions (numpy's limit),
+#: inside the document's object and an input's object
+MAX_DEPTH = 34
 _PATH = re.compile(
     r"^/v1/models/(?P<name>[^/:]+)"
     r"(?:/versions/(?P<version>[^/:]+)|/labels/(?P<label>[^/:]+))?"
@@ -200,11 +203,27 @@ class RestApi:
         return {"outputs": outputs if len(outputs) > 1 else next(iter(outputs.values()))}
 
 
+def _depth(document) -> int:
+    """How deep a parsed document's arrays and objects nest (iteratively: no recursion)."""
+    deepest, stack = 0, [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, dict)):
+            deepest = max(deepest, depth)
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _json_object(body: bytes) -> dict:
     try:
         document = json.loads(body or b"{}")
     except (UnicodeDecodeError, ValueError) as error:
         raise RequestError(f"the body is not JSON: {error}") from None
+    except RecursionError:  # deeper than the parser follows
+        raise RequestError(f"the body nests deeper than {MAX_DEPTH} levels") from None
+    if _depth(document) > MAX_DEPTH:
+        raise RequestError(f"the body nests deeper than {MAX_DEPTH} levels")
     if not isinstance(document, dict):
         raise RequestError(f"the body must be a JSON object, got {type(document).__name__}")
     return document

@@ -134,9 +134,15 @@ PATHS = [
 
 @st.composite
 def rest_bodies(draw):
-    kind = draw(st.sampled_from(["json", "predict", "bytes"]))
+    kind = draw(st.sampled_from(["json", "predict", "bytes", "deep"]))
     if kind == "bytes":
         return draw(st.binary(max_size=300))
+    if kind == "deep":  # arrays or objects nested up to 200,000 levels, closed or not
+        depth, opening = draw(st.integers(1, 200_000)), draw(st.sampled_from([b"[", b'{"a":']))
+        closing = b"]" if opening == b"[" else b"}"
+        inner = b"1" * draw(st.booleans())
+        closed = closing * draw(st.sampled_from([depth, 0]))
+        return b'{"instances": ' + opening * depth + inner + closed + b"}"
     if kind == "json":
         return json.dumps(draw(JSON)).encode()
     key = draw(st.sampled_from(["instances", "inputs"]))

@@ -123,6 +123,15 @@ ERRORS = [
     ("get", "/v2/anything", None, 404, "no such resource"),
     ("get", "/v1/models/reward:predict", None, 405, "takes POST"),
     ("post", "/v1/models/reward:predict", b"{not json", 400, "not JSON"),
+    # nested 100,000 levels deep: past the JSON parser's recursion limit
+    ("post", "/v1/models/reward:predict", b"[" * 100_000 + b"]" * 100_000, 400, "nests deeper"),
+    (  # parsed, then too deep for a tensor
+        "post",
+        "/v1/models/reward:predict",
+        b'{"instances": ' + b"[" * 900 + b"1" + b"]" * 900 + b"}",
+        400,
+        "nests deeper",
+    ),
     ("post", "/v1/models/reward:predict", {"instances": [], "inputs": {}}, 400, "exactly one of"),
     (
         "post",
