@@ -6,7 +6,10 @@ Registered ids (`import imagine_tf` registers them when Gymnasium is imported):
   ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` gives
   `PlaygroundVectorEnv`, N scenes stepped as one batch (no subprocesses).
 * ``imagine_tf/PlaygroundGoal-v0``: `PlaygroundGoalEnv`, the goal-conditioned form
-  (``observation`` / ``achieved_goal`` / ``desired_goal`` and a batched ``compute_reward``).
+  (``observation`` / ``achieved_goal`` / ``desired_goal`` and a batched ``compute_reward``);
+  its vector entry point is `PlaygroundGoalVectorEnv`.
+
+Both take ``goals=[...]`` (the goals sampled, instead of the split's).
 
 Both take ``world="authors"`` for the rules of the authors' code (``imagine_tf.env.config.
 world_config``). This module imports Gymnasium's registry only; the environments load when
@@ -23,7 +26,10 @@ _ENTRY_POINTS = {
         "entry_point": "imagine_tf.gymnasium_env.env:PlaygroundGymEnv",
         "vector_entry_point": "imagine_tf.gymnasium_env.vector_env:PlaygroundVectorEnv",
     },
-    GOAL_ENV_ID: {"entry_point": "imagine_tf.gymnasium_env.goal_env:PlaygroundGoalEnv"},
+    GOAL_ENV_ID: {
+        "entry_point": "imagine_tf.gymnasium_env.goal_env:PlaygroundGoalEnv",
+        "vector_entry_point": "imagine_tf.gymnasium_env.goal_vector_env:PlaygroundGoalVectorEnv",
+    },
 }
 
 

@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
@@ -52,6 +52,8 @@ class PlaygroundGymEnv(gymnasium.Env):
       render_mode: None or "rgb_array".
       world: "default" or "authors" (the rules of the authors' code: `world_config`), e.g.
         ``gymnasium.make("imagine_tf/Playground-v0", world="authors")``.
+      goals: sample these goals (sentences) instead of the split's, e.g. ``goals=["Go left",
+        "Grasp red cat"]`` (every reset without options, the vector env's autoresets included).
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 10}
@@ -67,6 +69,7 @@ class PlaygroundGymEnv(gymnasium.Env):
         object_init_range: float = 1.0,
         render_mode: str | None = None,
         world: str = "default",
+        goals: Sequence[str] | None = None,
     ):
         check_render_mode(render_mode)
         self.render_mode = render_mode
@@ -79,6 +82,7 @@ class PlaygroundGymEnv(gymnasium.Env):
             distractor_sampling,
             object_init_range,
             world,
+            goals,
         )
         catalog = self._scenes.catalog
         #: T, the steps of an episode (then it is truncated).

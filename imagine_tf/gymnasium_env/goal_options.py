@@ -73,3 +73,16 @@ def check_goal(goal: Any, relational: bool) -> str:
             "gymnasium.make('imagine_tf/Playground-v0', relational=True)."
         )
     return canonical
+
+
+def restricted_goals(goals: Sequence[str] | None, relational: bool) -> list[str] | None:
+    """The canonical sentences of an environment's ``goals=[...]`` (the goals it samples), or
+    None; a ValueError for an empty list or a bare string, as for an unknown goal."""
+    if goals is None:
+        return None
+    if isinstance(goals, str) or not isinstance(goals, Sequence) or not goals:
+        raise ValueError(
+            f"goals= must be a non-empty list of goal sentences (those the environment samples), "
+            f"got {goals!r}; e.g. goals=['Grasp red cat', 'Go left']."
+        )
+    return list(dict.fromkeys(check_goal(goal, relational) for goal in goals))

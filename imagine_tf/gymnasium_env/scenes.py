@@ -15,6 +15,7 @@ import numpy as np
 from imagine_tf.env.config import EPISODE_LENGTH, world_config
 from imagine_tf.env.physics import PlaygroundCore
 from imagine_tf.gymnasium_env.core_facts import current_facts, initial_facts
+from imagine_tf.gymnasium_env.goal_options import restricted_goals
 from imagine_tf.gymnasium_env.step_oracle import StepOracle
 from imagine_tf.language.goal_source import GoalCatalog
 from imagine_tf.language.social_partner import SocialPartner
@@ -31,6 +32,7 @@ class SceneBatch:
       relational: also know the 160 two-object goals (and sample them in the split).
       distractor_sampling, object_init_range: see `PlaygroundConfig` (None: the world's).
       world: "default" or "authors" (`imagine_tf.env.config.world_config`).
+      goals: the goals a reset samples from instead of the split's (sentences), or None.
     """
 
     def __init__(
@@ -43,6 +45,7 @@ class SceneBatch:
         distractor_sampling: str | None = None,
         object_init_range: float = 1.0,
         world: str = "default",
+        goals: Sequence[str] | None = None,
     ):
         self.config = world_config(
             world,
@@ -53,6 +56,10 @@ class SceneBatch:
         )
         self.relational = bool(relational)
         self.catalog = GoalCatalog(split=split, relational=self.relational)
+        #: the canonical goals sampled instead of the split's, or None
+        self.goals = restricted_goals(goals, self.relational)
+        if self.goals is not None:
+            self.catalog.sample_ids = self.catalog.table.index(self.goals)
         self.core = PlaygroundCore(self.config, num_scenes, seed=0)  # reseeded by `reset`
         self.num_scenes = self.core.batch_size
         self.partner = SocialPartner(relational=self.relational)

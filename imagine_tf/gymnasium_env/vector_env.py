@@ -21,7 +21,7 @@ final states) at the truncation, ``goal`` (the sentences) at a reset.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -56,6 +56,7 @@ class PlaygroundVectorEnv(VectorEnv):
         object_init_range: float = 1.0,
         render_mode: str | None = None,
         world: str = "default",
+        goals: Sequence[str] | None = None,
     ):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}.")
@@ -71,6 +72,7 @@ class PlaygroundVectorEnv(VectorEnv):
             distractor_sampling,
             object_init_range,
             world,
+            goals,
         )
         catalog = self._scenes.catalog
         #: T, the steps of an episode (then every scene is truncated).
