@@ -22,7 +22,7 @@ MOVED = {
     "imagine_tf.agents.ddpg_agent": "imagine_tf.agent.ddpg",
     "imagine_tf.agents.episode_replay": "imagine_tf.agent.replay",
     "imagine_tf.agents.exploration_policy": "imagine_tf.agent.exploration_policy",
-    "imagine_tf.agents.goal_sampler": "imagine_tf.agent.goal_sampler",
+    "imagine_tf.agents.goal_sampler": "imagine_tf.agent.goals",
     "imagine_tf.agents.her_relabeler": "imagine_tf.agent.relabelling",
     "imagine_tf.cli.reward_commands": "imagine_tf.cli.supervised_commands",
     "imagine_tf.export.policy_export": "imagine_tf.agent.export",

@@ -30,9 +30,9 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.agent.goal_sampler import KnownGoals
+from imagine_tf.agent.goals import KnownGoals
 from imagine_tf.agent.relabelling import OracleScorer
-from imagine_tf.language.goal_invention import GoalImagination
+from imagine_tf.language.imagination import GoalImagination
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.agent.builder import EMBEDDING_UNITS, RunBuilder
 from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView, PolicySnapshot

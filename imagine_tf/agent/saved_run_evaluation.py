@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 from imagine_tf.language import grammar
-from imagine_tf.language.goal_invention import coverage, imaginable_test_goals
+from imagine_tf.language.imagination import coverage, imaginable_test_goals
 from imagine_tf.runs import layout as run_layout
 from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.agent.evaluation import PREDICATES

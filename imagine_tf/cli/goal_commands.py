@@ -79,7 +79,7 @@ def _known_goals(path: str | None) -> list[str]:
 
 
 def _imagined_command(args: argparse.Namespace) -> int:
-    from imagine_tf.language.goal_invention import GoalImagination, coverage
+    from imagine_tf.language.imagination import GoalImagination, coverage
 
     if args.split != "all" or args.type is not None or args.relational:
         raise UsageError(

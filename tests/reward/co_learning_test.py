@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from imagine_tf.agent.goal_sampler import KnownGoals
+from imagine_tf.agent.goals import KnownGoals
 from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.network import RewardNetwork

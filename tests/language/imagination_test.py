@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from imagine_tf.language import grammar
-from imagine_tf.language.goal_invention import (
+from imagine_tf.language.imagination import (
     ConstructionGrammarHeuristic,
     GoalImagination,
     coverage,
@@ -69,7 +69,7 @@ def test_the_training_goals_give_the_reference_figures():
 
 _INVENT = (
     "import json; from imagine_tf.language import grammar;"
-    "from imagine_tf.language.goal_invention import GoalImagination;"
+    "from imagine_tf.language.imagination import GoalImagination;"
     "print(json.dumps(GoalImagination('cgh').update(grammar.train_goals()[::-1])))"
 )
 

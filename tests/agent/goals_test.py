@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from imagine_tf.agent.goal_sampler import KnownGoals
+from imagine_tf.agent.goals import KnownGoals
 from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.playground import play
 
