@@ -42,7 +42,7 @@ from tf_agents.policies import actor_policy, policy_saver
 from tf_agents.specs import tensor_spec
 from tf_agents.trajectories import time_step as ts
 
-from imagine_tf.reward.export import claim_version
+from imagine_tf.export.versions import claim_version
 from imagine_tf.export.saving import without_keras_layer_traces
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary

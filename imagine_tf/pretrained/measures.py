@@ -23,7 +23,7 @@ import tensorflow as tf
 from imagine_tf.agent.learning import Learner
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.reward.export import versions
+from imagine_tf.export.versions import versions
 from imagine_tf.reward.goal_probe import PROBE_SEED, GoalProbe
 from imagine_tf.reward.supervised_training import score_matrix
 

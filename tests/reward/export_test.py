@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from imagine_tf.reward.export import export_reward_model, next_version
+from imagine_tf.export.versions import next_version
+from imagine_tf.reward.export import export_reward_model
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.network import RewardNetwork, example_inputs
 from imagine_tf.agent.loading import load_reward_network

@@ -26,7 +26,7 @@ atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 def export(base_path, seed: int, version: int | None = None) -> pathlib.Path:
     """Puts the MA reward model (N = 3) initialised with ``seed`` into ``base_path`` as
     ``version`` (default: the next one), atomically as `export_reward_model` does; its path."""
-    from imagine_tf.reward.export import claim_version
+    from imagine_tf.export.versions import claim_version
 
     final, temporary = claim_version(base_path, version)
     shutil.copytree(_exported(seed), temporary)
