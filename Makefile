@@ -11,6 +11,7 @@ $(STAMP): requirements/lock.txt setup.cfg
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements/lock.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e client
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -21,7 +21,6 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from imagine_tf_client.errors import InvalidInput, ServerError
-from imagine_tf_client.grpc_transport import GrpcTransport
 from imagine_tf_client.inputs import goal_array, states_array, token_array
 from imagine_tf_client.rest_transport import RestTransport
 
@@ -180,6 +179,8 @@ class GrpcRewardClient(_RewardCalls):
         timeout=10.0,
         root_certificates=None,
     ):
+        from imagine_tf_client.grpc_transport import GrpcTransport  # grpcio: only for gRPC
+
         super().__init__(GrpcTransport(target, model, version, label, timeout, root_certificates))
 
 
@@ -209,4 +210,6 @@ class GrpcPolicyClient(_PolicyCalls):
         timeout=10.0,
         root_certificates=None,
     ):
+        from imagine_tf_client.grpc_transport import GrpcTransport  # grpcio: only for gRPC
+
         super().__init__(GrpcTransport(target, model, version, label, timeout, root_certificates))

@@ -80,43 +80,25 @@ def _print_scores(args: argparse.Namespace, goals: list[str], result: dict) -> N
 
 
 def _score_command(args: argparse.Namespace) -> int:
-    """Scores over REST without importing TensorFlow (a fraction of a second to start), or
-    over gRPC with TF Serving's stubs."""
+    """Scores with the client package `imagine_tf_client` (numpy, requests, grpcio: no
+    TensorFlow, a fraction of a second to start), over REST (--rest) or gRPC (--server)."""
     goals, states = _score_inputs(args)
-    if args.rest:
-        from imagine_tf_serving.rest_client import RestError, RestRewardClient
-
-        try:
-            with RestRewardClient(
-                args.rest,
-                args.model_name,
-                args.version,
-                args.timeout,
-                version_label=args.version_label,
-            ) as client:
-                result = client.score(goals, states)
-        except RestError as error:
-            raise UsageError(f"the server at {args.rest} answered {error}") from None
-        except OSError as error:  # requests' connection errors
-            raise UsageError(f"cannot reach {args.rest}: {error}") from None
-    else:
-        import grpc
-
-        from imagine_tf_serving.client import RewardClient
-
-        try:
-            with RewardClient(
-                args.server,
-                args.model_name,
-                args.version,
-                args.timeout,
-                version_label=args.version_label,
-            ) as client:
-                result = client.score(goals, states)
-        except grpc.RpcError as error:
-            raise UsageError(
-                f"the server at {args.server} answered {error.code().name}: {error.details()}"
-            ) from None
+    try:
+        from imagine_tf_client import ClientError, GrpcRewardClient, RewardClient
+    except ImportError:
+        raise UsageError(
+            "imagine-tf score needs the client package imagine_tf_client: `make install` "
+            "installs it; elsewhere `pip install ./client` from the repository."
+        ) from None
+    where = args.rest or args.server
+    make = RewardClient if args.rest else GrpcRewardClient
+    try:
+        with make(where, args.model_name, args.version, args.version_label, args.timeout) as client:
+            result = client.score_details(states, goals)
+    except ClientError as error:
+        raise UsageError(f"the server at {where} answered: {error}") from None
+    except OSError as error:  # a connection refused before any answer
+        raise UsageError(f"cannot reach {where}: {error}") from None
     _print_scores(args, goals, result)
     return 0
 

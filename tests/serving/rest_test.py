@@ -237,20 +237,18 @@ def test_the_rest_client_and_cli_score_like_grpc(served, tmp_path):
     import numpy as np
 
     from imagine_tf.cli.main import main
-    from imagine_tf_serving.rest_client import RestError, RestRewardClient
+    from imagine_tf_client import InvalidInput, RewardClient
 
     target, url = served
     goals = ["Grasp red cat", "Go left", "Grow any plant"]
     expected = _grpc_score(target, goals, STATES)
-    with RestRewardClient(url, version=1) as client:
+    with RewardClient(url, version=1) as client:
         assert client.status() == {1: "AVAILABLE"}
-        np.testing.assert_allclose(
-            client.score(goals, STATES)["probability"], expected["probability"], rtol=1e-6
-        )
-        assert client.scan(STATES, goals)["probabilities"].shape == (3, 3)
+        np.testing.assert_allclose(client.score(STATES, goals), expected["probability"], rtol=1e-6)
+        assert client.scan(STATES, goals).shape == (3, 3)
         assert client.metadata()["architecture"] == "ma"
-        with pytest.raises(RestError, match="HTTP 400: .*outside the vocabulary"):
-            client.score(["Grasp purple cat"], STATES[:1])
+        with pytest.raises(InvalidInput, match="outside the vocabulary"):
+            client.score(STATES[:1], ["Grasp purple cat"])
     np.save(tmp_path / "s.npy", STATES[0])
     assert (
         main(

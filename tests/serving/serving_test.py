@@ -20,7 +20,7 @@ from tensorflow_serving.apis import (
     prediction_service_pb2_grpc,
 )
 
-from imagine_tf_serving.client import RewardClient
+from imagine_tf_client import ClientError, GrpcRewardClient, ModelNotFound
 from imagine_tf_serving.launcher import launch
 from tests.serving.models import export, random_states
 from tests.waiting import wait_until
@@ -49,8 +49,8 @@ def server(reward_server):
 def test_round_trip_equals_the_saved_model_in_process(server, model_dir):
     loaded = tf.saved_model.load(str(model_dir / "1"))
     states = random_states(3)
-    with RewardClient(server) as client:
-        served = client.score(GOALS, states)
+    with GrpcRewardClient(server) as client:
+        served = client.score_details(states, GOALS)
         scanned = client.scan(states, GOALS + ["Go right"])
         assert client.metadata()["num_objects"] == [1, 2, 3]
         assert client.status() == {1: "AVAILABLE"}
@@ -58,10 +58,8 @@ def test_round_trip_equals_the_saved_model_in_process(server, model_dir):
     np.testing.assert_array_equal(served["probability"], local["probability"].numpy())
     np.testing.assert_array_equal(served["reward"], local["reward"].numpy())
     assert served["module_probabilities"].shape == (3, 3)
-    assert scanned["probabilities"].shape == (3, 4)
-    np.testing.assert_allclose(
-        scanned["probabilities"][:, :3].diagonal(), served["probability"], atol=1e-6
-    )
+    assert scanned.shape == (3, 4)
+    np.testing.assert_allclose(scanned[:, :3].diagonal(), served["probability"], atol=1e-6)
 
 
 def predict(server, signature="score", name="reward", version=None, **inputs):
@@ -174,13 +172,13 @@ def test_health_metadata_and_concurrent_clients(server):
     errors, done = [], []
 
     def client_thread(seed):
-        with RewardClient(server) as client:
+        with GrpcRewardClient(server) as client:
             for i in range(REQUESTS_PER_CLIENT):
                 try:
-                    out = client.score(["Go left"], random_states(1, seed=seed * 1000 + i))
+                    out = client.score_details(random_states(1, seed=seed * 1000 + i), ["Go left"])
                     done.append(out["probability"].shape == (1,))
-                except grpc.RpcError as error:
-                    errors.append(error.code())
+                except ClientError as error:
+                    errors.append(error.status)
 
     threads = [threading.Thread(target=client_thread, args=(k,)) for k in range(16)]
     for thread in threads:
@@ -200,12 +198,16 @@ def test_batching_server_answers_concurrent_clients_like_the_model(model_dir):
     def client_thread(k):
         goals = ["Grasp purple cat"] if k % 5 == 4 else [GOALS[k % 3]] * (1 + k % 3)
         states = random_states(len(goals), seed=k)
-        with RewardClient(f"127.0.0.1:{port}") as client:
+        with GrpcRewardClient(f"127.0.0.1:{port}") as client:
             for i in range(20):
                 try:
-                    results[k, i] = (goals, states, client.score(goals, states)["probability"])
-                except grpc.RpcError as error:
-                    errors[k, i] = (error.code(), error.details())
+                    results[k, i] = (
+                        goals,
+                        states,
+                        client.score_details(states, goals)["probability"],
+                    )
+                except ClientError as error:
+                    errors[k, i] = (error.status, error.message)
 
     try:
         threads = [threading.Thread(target=client_thread, args=(k,)) for k in range(16)]
@@ -217,7 +219,7 @@ def test_batching_server_answers_concurrent_clients_like_the_model(model_dir):
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
     assert len(results) == 13 * 20 and len(errors) == 3 * 20  # k = 4, 9, 14 send "purple"
-    assert {code for code, _ in errors.values()} == {grpc.StatusCode.INVALID_ARGUMENT}
+    assert {code for code, _ in errors.values()} == {"INVALID_ARGUMENT"}
     assert all("outside the vocabulary" in details for _, details in errors.values())
     for goals, states, probability in results.values():
         local = loaded(goals=tf.constant(goals), states=tf.constant(states))["probability"]
@@ -237,19 +239,19 @@ def test_versions_by_number_and_label_come_and_go_without_restart_and_sigterm_dr
     target, states = f"127.0.0.1:{port}", random_states(2)
 
     def score(**version):
-        with RewardClient(target, **version) as client:
-            return client.score(GOALS[:2], states)["module_probabilities"]
+        with GrpcRewardClient(target, **version) as client:
+            return client.score_details(states, GOALS[:2])["module_probabilities"]
 
     try:
-        with RewardClient(target) as client:
+        with GrpcRewardClient(target) as client:
             assert client.status() == {1: "AVAILABLE", 2: "AVAILABLE"}
-        np.testing.assert_array_equal(score(version=1), score(version_label="stable"))
-        np.testing.assert_array_equal(score(version=2), score(version_label="canary"))
+        np.testing.assert_array_equal(score(version=1), score(label="stable"))
+        np.testing.assert_array_equal(score(version=2), score(label="canary"))
         before = score()
         np.testing.assert_array_equal(before, score(version=2))  # no version: the newest
         assert not np.allclose(score(version=1), before)
         export(base, seed=2)  # version 3, other weights: the two newest are 2 and 3
-        with RewardClient(target) as client:
+        with GrpcRewardClient(target) as client:
             wait_until(
                 lambda: client.status().get(1) == "END",
                 timeout=60,
@@ -260,14 +262,14 @@ def test_versions_by_number_and_label_come_and_go_without_restart_and_sigterm_dr
         after = score()
         assert not np.allclose(before, after)  # version 3's weights answer
         np.testing.assert_array_equal(score(version=3), after)
-        with pytest.raises(grpc.RpcError) as retired:
-            score(version_label="stable")
-        assert retired.value.code() == grpc.StatusCode.NOT_FOUND
-        assert "version 1 (label 'stable')" in retired.value.details()
-        with pytest.raises(grpc.RpcError) as unknown:
-            score(version_label="beta")
-        assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
-        assert "no version label 'beta'" in unknown.value.details()
+        with pytest.raises(ModelNotFound) as retired:
+            score(label="stable")
+        assert retired.value.status == "NOT_FOUND"
+        assert "version 1 (label 'stable')" in retired.value.message
+        with pytest.raises(ModelNotFound) as unknown:
+            score(label="beta")
+        assert unknown.value.status == "NOT_FOUND"
+        assert "no version label 'beta'" in unknown.value.message
         _sigterm_drains(process, target)
     finally:
         if process.poll() is None:
@@ -278,14 +280,14 @@ def _sigterm_drains(process, target: str) -> None:
     """SIGTERM with a client busy: the server drains and exits with 0; requests either
     complete correctly or are refused once the drain began."""
     shapes, refused = [], []
-    with RewardClient(target) as client:
+    with GrpcRewardClient(target) as client:
 
         def busy():
             for _ in range(200):
                 try:
-                    shapes.append(client.scan(random_states(64), GOALS * 10)["probabilities"].shape)
-                except grpc.RpcError as error:
-                    refused.append(error.code())
+                    shapes.append(client.scan(random_states(64), GOALS * 10).shape)
+                except ClientError as error:
+                    refused.append(error.status)
                     return
 
         worker = threading.Thread(target=busy)
@@ -296,7 +298,7 @@ def _sigterm_drains(process, target: str) -> None:
     assert process.wait(timeout=30) == 0
     assert shapes and all(shape == (64, 30) for shape in shapes)
     # (a request racing the shutdown is refused as UNAVAILABLE or CANCELLED, never failed)
-    assert set(refused) <= {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}
+    assert set(refused) <= {"UNAVAILABLE", "CANCELLED"}
 
 
 def test_cli_score_reads_a_state_saved_by_play(server, tmp_path, capsys):
