@@ -80,3 +80,21 @@ def test_import_imagine_tf_works_without_gymnasium():
             raise AssertionError("gymnasium was imported")
         """
     )
+
+
+def test_gymnasiums_module_prefix_makes_the_envs_in_a_fresh_interpreter():
+    """Gymnasium 1.x has no plugin entry points; its own mechanism is "module:id", which
+    imports the module first: no `import imagine_tf` in the user's code."""
+    out = run_python(
+        """
+        import gymnasium
+        for env_id in ("Playground-v0", "PlaygroundGoal-v0"):
+            env = gymnasium.make(f"imagine_tf.gymnasium_env:imagine_tf/{env_id}")
+            observation, info = env.reset(seed=0)
+            print(env_id, sorted(observation), bool(info["goal"]))
+        """
+    )
+    assert out.split("\n")[:2] == [
+        "Playground-v0 ['goal', 'state'] True",
+        "PlaygroundGoal-v0 ['achieved_goal', 'desired_goal', 'observation'] True",
+    ]
