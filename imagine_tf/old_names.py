@@ -37,7 +37,7 @@ MOVED = {
     "imagine_tf.reward.reward_memory": "imagine_tf.reward.memory",
     "imagine_tf.reward.run_layout": "imagine_tf.reward.layout",
     "imagine_tf.training.actor": "imagine_tf.agent.acting",
-    "imagine_tf.training.agent_report": "imagine_tf.agent.success_report",
+    "imagine_tf.training.agent_report": "imagine_tf.analysis.success_report",
     "imagine_tf.training.builder": "imagine_tf.agent.builder",
     "imagine_tf.training.checkpoint_snapshot": "imagine_tf.runs.snapshot",
     "imagine_tf.training.config": "imagine_tf.agent.config",
@@ -55,12 +55,12 @@ MOVED = {
     "imagine_tf.training.reward_ensemble": "imagine_tf.reward.ensemble",
     "imagine_tf.training.reward_recipe": "imagine_tf.reward.recipe",
     "imagine_tf.training.reward_study": "imagine_tf.reward.study",
-    "imagine_tf.training.run_evaluation": "imagine_tf.agent.saved_run_evaluation",
+    "imagine_tf.training.run_evaluation": "imagine_tf.analysis.run_evaluation",
     "imagine_tf.training.run_fork": "imagine_tf.runs.fork",
     "imagine_tf.training.run_layout": "imagine_tf.runs.layout",
     "imagine_tf.training.run_lock": "imagine_tf.runs.lock",
     "imagine_tf.training.run_precision": "imagine_tf.runs.precision",
-    "imagine_tf.training.run_report": "imagine_tf.agent.figures",
+    "imagine_tf.training.run_report": "imagine_tf.analysis.figures",
     "imagine_tf.tuning.reward_tuning": "imagine_tf.tuning.supervised_tuning",
 }
 

@@ -58,7 +58,7 @@ def _write_record(args: argparse.Namespace, result: dict, root_dir: str, seconds
 
 
 def _eval_command(args: argparse.Namespace) -> int:
-    from imagine_tf.agent.saved_run_evaluation import evaluate_run
+    from imagine_tf.analysis.run_evaluation import evaluate_run
     from imagine_tf.cli.common import limit_threads
 
     root_dir = _agent_directory(args)

@@ -131,7 +131,7 @@ def _train_command(args: argparse.Namespace) -> int:
 
 
 def _report_command(args: argparse.Namespace) -> int:
-    from imagine_tf.agent.success_report import write_agent_report
+    from imagine_tf.analysis.success_report import write_agent_report
     from imagine_tf.runs.earlier_report import read_earlier_report
 
     command = " ".join(["imagine-tf report", *args.root_dirs, "--out", args.out])
@@ -142,8 +142,8 @@ def _report_command(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as error:
         raise UsageError(str(error)) from None
     if args.plot:
-        from imagine_tf.agent.success_report import run_logs
-        from imagine_tf.agent.figures import plot_runs, run_labels
+        from imagine_tf.analysis.success_report import run_logs
+        from imagine_tf.analysis.figures import plot_runs, run_labels
 
         labels = run_labels(args.root_dirs)
         plot_runs({label: run_logs(root) for label, root in zip(labels, args.root_dirs)}, args.plot)

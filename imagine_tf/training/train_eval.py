@@ -32,8 +32,8 @@ from imagine_tf.training.loop import EpisodeSource, run_epochs
 from imagine_tf.runs.fork import fork_run, fork_source
 from imagine_tf.runs.lock import RunLock
 from imagine_tf.runs.precision import bind_run_precision, resolve_run_precision
-from imagine_tf.agent.figures import plot_learning_curve, render_agent
-from imagine_tf.agent.saved_run_evaluation import evaluate_learner
+from imagine_tf.analysis.figures import plot_learning_curve, render_agent
+from imagine_tf.analysis.run_evaluation import evaluate_learner
 
 DEMO_GOALS = ("Grasp any animal", "Go left", "Grow any plant", "Grasp red furniture")
 

@@ -28,8 +28,8 @@ import tensorflow as tf
 from imagine_tf.runs import layout as run_layout
 from imagine_tf.runs.config_keys import current_key, declared_defaults, flat_config, replaced
 from imagine_tf.agent.config import TrainConfig, binding_name
-from imagine_tf.agent.saved_run_evaluation import evaluate_learner
-from imagine_tf.agent.figures import plot_learning_curve
+from imagine_tf.analysis.run_evaluation import evaluate_learner
+from imagine_tf.analysis.figures import plot_learning_curve
 from imagine_tf.training.train_eval import train
 from imagine_tf.tuning.config import AGENT_TUNABLE
 from imagine_tf.tuning.oracles import make_oracle

@@ -31,7 +31,7 @@ def seed_copy(run, seed: int):
 def runs(tmp_path_factory):
     """RUNS/exp/tiny_s0 (one epoch, evaluated) and tiny_s1, with the experiment's report."""
     from imagine_tf.agent.config import TrainConfig
-    from imagine_tf.agent.saved_run_evaluation import evaluate_run
+    from imagine_tf.analysis.run_evaluation import evaluate_run
     from imagine_tf.training.train_eval import train
 
     root = tmp_path_factory.mktemp("runs") / "exp"

@@ -122,14 +122,14 @@ def test_the_agent_plays_a_goal_and_the_partner_describes_the_end(learner):
 def loaded_once(monkeypatch, learner):
     """`load_agent` answers with the module's learner, if asked for the pretrained agent."""
     import imagine_tf.agent.loading
-    import imagine_tf.agent.saved_run_evaluation
+    import imagine_tf.analysis.run_evaluation
 
     def load_agent(root_dir):
         assert pathlib.Path(root_dir) == location.agent_dir()
         return learner
 
     monkeypatch.setattr(imagine_tf.agent.loading, "load_agent", load_agent)
-    monkeypatch.setattr(imagine_tf.agent.saved_run_evaluation, "load_agent", load_agent)
+    monkeypatch.setattr(imagine_tf.analysis.run_evaluation, "load_agent", load_agent)
 
 
 def test_play_with_the_pretrained_policy_writes_the_episode(loaded_once, tmp_path, capsys):

@@ -53,7 +53,7 @@ def test_the_fork_resumes_the_source_checkpoint_with_the_changed_setting(source,
     assert [json.loads(x)["epoch"] for x in lines] == [1, 2, 3]
     assert len((source / "progress.jsonl").read_text().splitlines()) == 2  # source untouched
     assert json.loads((source / "config.json").read_text())["batch_size"] == 16
-    from imagine_tf.agent.success_report import run_rows
+    from imagine_tf.analysis.success_report import run_rows
 
     assert run_rows(tmp_path / "fork")[-1]["forked_from"] == {
         "source": str(source.resolve()),

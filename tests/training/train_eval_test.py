@@ -140,8 +140,8 @@ def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(learned
 
 
 def test_eval_and_report_of_a_tiny_run(oracle_run, tmp_path):
-    from imagine_tf.agent.success_report import run_rows
-    from imagine_tf.agent.saved_run_evaluation import evaluate_run
+    from imagine_tf.analysis.success_report import run_rows
+    from imagine_tf.analysis.run_evaluation import evaluate_run
 
     root = oracle_run.copy(tmp_path / "run")
     # A first save killed before its main checkpoint left an episode file: it must not count.
@@ -159,9 +159,9 @@ def test_eval_and_report_of_a_tiny_run(oracle_run, tmp_path):
     [before] = run_rows(root)
     assert before["repetitions"].startswith("1 (in-training") and before["episodes"] == 24
     # A run still training replaces its own earlier in-training row, whatever its epoch.
-    from imagine_tf.agent.success_report import write_agent_report
+    from imagine_tf.analysis.success_report import write_agent_report
 
-    from imagine_tf.agent.success_report import EXPERIMENT_FIELDS
+    from imagine_tf.analysis.success_report import EXPERIMENT_FIELDS
 
     same = {name: before[name] for name in EXPERIMENT_FIELDS}  # this run's experiment
     in_training = {

@@ -3,7 +3,7 @@
 from PIL import Image
 
 from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
-from imagine_tf.agent.figures import plot_learning_curve, plot_runs
+from imagine_tf.analysis.figures import plot_learning_curve, plot_runs
 
 
 def records(epochs, with_grow_outcomes):
@@ -38,7 +38,7 @@ def test_runs_are_drawn_side_by_side_even_without_the_grow_key(tmp_path):
 
 
 def test_runs_with_the_same_directory_name_get_labels_that_tell_them_apart():
-    from imagine_tf.agent.figures import run_labels
+    from imagine_tf.analysis.figures import run_labels
 
     roots = ["runs/ma_s0", "runs/budget10/fa_s0", "runs/budget15/fa_s0", "copies/e24/ma_s1"]
     assert run_labels(roots) == ["ma_s0", "budget10/fa_s0", "budget15/fa_s0", "ma_s1"]
