@@ -216,3 +216,11 @@ class RunBuilder:
     def goal_tokens(self, sentences) -> np.ndarray:
         """int32 [G, L] token ids of goal sentences."""
         return self.vocabulary.encode(list(sentences))
+
+    # -- the learner ----------------------------------------------------------------------------
+    def make_learner(self):
+        """The run's `Learner`, handed the parts `build_parts` makes from the config."""
+        from imagine_tf.agent.learner_parts import build_parts
+        from imagine_tf.agent.learning import Learner
+
+        return Learner(self.config, build_parts(self), self)

@@ -25,66 +25,36 @@ numpy): with actor processes the replay server is a queue feeding it (docs/distr
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
 import tensorflow as tf
 
-from imagine_tf.agent.goals import KnownGoals
 from imagine_tf.agent.relabelling import OracleScorer
-from imagine_tf.language.imagination import GoalImagination
 from imagine_tf.language.goal_table import GoalTable
-from imagine_tf.agent.builder import EMBEDDING_UNITS, RunBuilder
+from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView, PolicySnapshot
-from imagine_tf.agent.update_cycle import UpdateCycle
-from imagine_tf.agent.evaluation import EVALUATION_KEYS, PolicyEvaluator
-from imagine_tf.reward.goal_probe import TestGoalProbe, imagination_record
+from imagine_tf.agent.evaluation import EVALUATION_KEYS
+from imagine_tf.agent.learner_parts import LearnerParts
+from imagine_tf.reward.goal_probe import imagination_record
 
 
 class Learner:
     """Goal discovery, reward memory and co-training, replay, relabelling, DDPG updates and
-    the per-epoch evaluation of one run (its state: `learner_state`).
+    the per-epoch evaluation of one run, orchestrated over the parts it is handed.
 
     Args:
-      builder: the run's `RunBuilder`.
+      config: the run's `TrainConfig` (what the epoch's steps read: updates per cycle, batch
+        size, the reward schedule, imagination's start).
+      parts: its `LearnerParts` (`RunBuilder.make_learner` builds them from the config).
+      builder: the `RunBuilder` that made them (goal tokens; read by actors and the loop).
     """
 
-    def __init__(self, builder: RunBuilder):
-        config = builder.config
+    def __init__(self, config, parts: LearnerParts, builder: RunBuilder):
         self.builder, self.config = builder, config
-        tf.keras.utils.set_random_seed(config.seed)
-        self.goals = KnownGoals(builder.partner.goals, builder.max_goals)
-        self.imagination = GoalImagination(config.imagination, seed=config.seed)
-        self.rng = np.random.default_rng(config.seed + 1)  # which imagined goals s_T is checked on
-        #: bool [partner goals]: the descriptions the partner gives (`goal_predicates`).
-        self.spoken = np.array(
-            [goal.split()[0] in config.goal_predicates for goal in builder.partner.goals]
-        )
-        self.replay = builder.make_replay()
-        self.memory = builder.make_memory()
-        self.reward_network = builder.make_reward_network()
-        self.reward_learner = builder.make_reward_learner(self.reward_network)
-        self.embedding_table = tf.Variable(
-            tf.zeros([builder.max_goals, EMBEDDING_UNITS]), trainable=False
-        )
-        self.imagined_mask = tf.Variable(tf.zeros([builder.max_goals], tf.bool), trainable=False)
-        self.ddpg = builder.make_ddpg()
-        self.ddpg.set_goal_encoder(self.reward_network.encoder)
-        self.relabeler = builder.make_relabeler(self.reward_network)
-        self.update_cycle = UpdateCycle(
-            self.ddpg,
-            self.relabeler,
-            self.embedding_table,
-            self.imagined_mask,
-            config.batch_size,
-            config.num_candidates,
-            self.replay.observations.shape[-1],
-            self.ddpg.actor_network.action_spec.shape.num_elements(),
-        )
-        self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
-        self.evaluator = PolicyEvaluator(builder, self.ddpg.actor_network, self.encode_goals)
-        # The learned reward on the test goals, per epoch (analysis only: `TestGoalProbe`).
-        self.probe = TestGoalProbe(config.num_objects) if config.reward == "learned" else None
+        for field in dataclasses.fields(parts):
+            setattr(self, field.name, getattr(parts, field.name))
         self.goals_version = 0  # changes whenever the goals or their embeddings change
         self._new_states = 0  # final states observed this epoch (the reward update's held-out)
         self._losses: list[float] = []

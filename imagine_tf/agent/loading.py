@@ -118,7 +118,7 @@ def load_agent(root_dir: str | os.PathLike) -> Learner:
             f"{layout.root} is not an agent run (no config.json): train one with `imagine-tf train`."
         )
     config = TrainConfig.from_json(layout.config_json.read_text())
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     with tempfile.TemporaryDirectory(prefix="imagine-load-") as copy:
         snapshot_checkpoint(layout.root, copy)
         if not LearnerCheckpoint(learner, copy).restore_networks():

@@ -120,7 +120,7 @@ _RECORDED_CONFIG = (
 def _steady_state_learner(config: TrainConfig) -> Learner:
     """A learner past epoch 0 that has observed one batch of an in-process actor and, as in
     the steady state, knows at least ``num_candidates`` goals (updates score K candidates)."""
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     source = in_process_actor(learner)
     learner.observe(source()[0])
     if len(learner.goals) < config.num_candidates:  # updates score K = 50 candidates, as in

@@ -200,7 +200,7 @@ def run_train_benchmark(
         reward_model=RewardModelConfig(max_epochs=2 if quick else 100, patience=reward_patience),
         compute_dtype=compute_dtype,
     )
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     source = in_process_actor(learner)
     with tempfile.TemporaryDirectory() as root_dir:
         triggers = _timed_triggers(learner, root_dir)

@@ -175,13 +175,12 @@ def convert_authors(source: str | os.PathLike, out: str | os.PathLike):
     run directory that `load_agent`, `imagine-tf eval` and `play` read, its reward model as a
     SavedModel, their licence and a card): returns (learner, card)."""
     from imagine_tf.agent.builder import RunBuilder
-    from imagine_tf.agent.learning import Learner
     from imagine_tf.pretrained.authors_model import write_authors_model
     from imagine_tf.pretrained.location import REPOSITORY
 
     authors = read_authors(source)
     config = authors_config(authors["params"])
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     words = authors_words(authors["params"])
     assign_reward(learner.reward_network, authors["reward"], words)
     ddpg = learner.ddpg

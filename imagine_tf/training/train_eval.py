@@ -44,7 +44,7 @@ def make_learner(config: TrainConfig, root_dir) -> tuple[Learner, LearnerCheckpo
     Raises `RunConfigMismatch` if the directory holds a run with another configuration.
     """
     check_run_config(root_dir, config)
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     checkpoint = LearnerCheckpoint(learner, root_dir)
     checkpoint.restore()
     return learner, checkpoint

@@ -31,7 +31,7 @@ TOLERANCE = dict(rtol=1e-4, atol=1e-5)
 
 def _learner(reward: str, architecture: str = "ma") -> Learner:
     config = dataclasses.replace(CONFIG, reward=reward, architecture=architecture)
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     learner.observe(_batch(learner.builder, GOALS))
     return learner
 

@@ -13,7 +13,6 @@ from imagine_tf.playground import play
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView
-from imagine_tf.agent.learning import Learner
 from imagine_tf.reward.model_config import RewardModelConfig
 
 CONFIG = TrainConfig(
@@ -45,11 +44,11 @@ def _batch(builder, goals, seed=0):
 
 @pytest.fixture(scope="module")
 def learner():
-    return Learner(RunBuilder(CONFIG))
+    return RunBuilder(CONFIG).make_learner()
 
 
 def test_goals_first_discovered_in_a_batch_are_no_negatives_for_its_other_episodes():
-    learner = Learner(RunBuilder(dataclasses.replace(CONFIG, imagination="none")))
+    learner = RunBuilder(dataclasses.replace(CONFIG, imagination="none")).make_learner()
     first = _batch(learner.builder, ["Go left", "Go right"])
     learner.observe(first)
     goals = learner.goals.sentences
@@ -133,7 +132,7 @@ def test_a_checkpoint_restores_the_imagined_set_and_the_heuristic(learner, tmp_p
     from imagine_tf.agent.checkpoint import LearnerCheckpoint
 
     LearnerCheckpoint(learner, tmp_path).save()
-    restored = Learner(RunBuilder(CONFIG))
+    restored = RunBuilder(CONFIG).make_learner()
     assert LearnerCheckpoint(restored, tmp_path).restore()
     assert restored.goals.sentences == learner.goals.sentences
     np.testing.assert_array_equal(restored.goals.imagined, learner.goals.imagined)
@@ -150,7 +149,7 @@ def test_each_epoch_logs_the_imagined_set_and_the_learned_reward_on_test_goals()
     config = dataclasses.replace(
         CONFIG, reward="learned", reward_model=RewardModelConfig(architecture="ma", max_epochs=2)
     )
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     learner.observe(
         _batch(learner.builder, ["Grasp red cat", "Grasp blue dog", "Grow green cat", "Go left"])
     )
@@ -161,5 +160,5 @@ def test_each_epoch_logs_the_imagined_set_and_the_learned_reward_on_test_goals()
     assert 0 <= record["reward_test_goal_f1"] <= 1
     if record["imagined_test_goals"]:
         assert 0 <= record["reward_imagined_test_goal_f1"] <= 1
-    oracle_run = Learner(RunBuilder(CONFIG)).end_epoch({})  # no learned reward: no probe
+    oracle_run = RunBuilder(CONFIG).make_learner().end_epoch({})  # no learned reward: no probe
     assert "reward_test_goal_f1" not in oracle_run and "imagined_precision" in oracle_run

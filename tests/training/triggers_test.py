@@ -11,7 +11,6 @@ import pytest
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.evaluation import EVALUATION_KEYS
-from imagine_tf.agent.learning import Learner
 from imagine_tf.distributed.address import free_port
 from imagine_tf.distributed.replay_server import ReplayServer
 from imagine_tf.distributed.stop_signal import StopSignal
@@ -31,7 +30,7 @@ def learner():
     parse_config_files([SMOKE])
     config = TrainConfig()
     gin.clear_config()
-    learner = Learner(RunBuilder(config))
+    learner = RunBuilder(config).make_learner()
     learner.epoch.assign(1)
     return learner
 

@@ -10,10 +10,9 @@ import numpy as np
 
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
-from imagine_tf.agent.learning import Learner
 from imagine_tf.training.train_eval import in_process_actor
 
-learner = Learner(RunBuilder(TrainConfig(seed=0)))
+learner = RunBuilder(TrainConfig(seed=0)).make_learner()
 next_batch = in_process_actor(learner)
 for _ in range(learner.config.cycles_per_epoch):
     learner.observe(next_batch()[0])
