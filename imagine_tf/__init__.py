@@ -5,7 +5,6 @@ Re-implements the Playground, its goal grammar and social partner, and the Deep 
 """
 
 from imagine_tf import import_hooks as _import_hooks
-from imagine_tf import old_names as _old_names
 from imagine_tf.data import tfds_registration as _tfds_registration
 
 __version__ = "0.1.0"
@@ -22,8 +21,6 @@ _tfds_registration.register_on_tfds_import()
 # `gymnasium.make("imagine_tf/Playground-v0")` too: the ids are registered when Gymnasium is
 # imported (at once if it already is); Gymnasium is not imported, and need not be installed.
 _import_hooks.call_after_import("gymnasium", _register_gymnasium_environments)
-# Module names of earlier versions, which stored run configs import, keep working.
-_old_names.install()
 
 
 def __getattr__(name):  # lazy: `import imagine_tf` stays cheap (no TensorFlow import)

@@ -1,20 +1,17 @@
-"""Old module names of imagine_tf, kept importable, the old paths of its config files, and the
-old names of settings: run directories store gin files and ``config.json`` files that use them
+"""Old module names of imagine_tf, the old paths of its config files, and the old names of
+settings: run directories store gin files and ``config.json`` files that use them
 (``import imagine_tf.training.reward_recipe`` heads a reward run's operative config;
 ``TrainConfig.reward_max_epochs = 20`` binds what is ``RewardModelConfig.max_epochs`` now).
 
-`install` adds a `sys.meta_path` finder that answers an old name with the module now holding
-its code, so ``import <old>`` and ``from <old> import X`` keep working and gin finds the same
-configurables (one module object under two names: nothing registers twice). Standard library
-only: ``import imagine_tf`` stays cheap.
+Stored configs are rewritten as they are parsed (`renamed_config`, read by
+`runs.config_files`): an ``import <old>`` line imports the module that holds its code now, an
+old binding name binds its new name. Nothing changes Python's import system: code that imports
+an old module name gets a ModuleNotFoundError. Standard library only.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.machinery
 import re
-import sys
 
 #: old name -> the module that holds its code now
 MOVED = {
@@ -152,35 +149,19 @@ def nested_train_config(values: dict) -> dict:
     return {**kept, REWARD_MODEL_FIELD: {**moved, **values.get(REWARD_MODEL_FIELD, {})}}
 
 
-class _AliasLoader:
-    """Loads an old name as the module of its new name."""
-
-    def __init__(self, new_name: str):
-        self.new_name = new_name
-
-    def create_module(self, spec):
-        module = importlib.import_module(self.new_name)
-        self._own_spec = module.__spec__
-        return module
-
-    def exec_module(self, module) -> None:
-        # the new module ran when it was imported; importlib has just set its ``__spec__`` to
-        # the old name's: give it back its own
-        module.__spec__ = self._own_spec
+# An import statement of one old module name, the whole line (a trailing comment allowed).
+_OLD_NAMES = "|".join(map(re.escape, sorted(MOVED, key=len, reverse=True)))
+_OLD_IMPORT = re.compile(
+    rf"^(?P<head>[ \t]*import[ \t]+)(?P<name>{_OLD_NAMES})(?P<end>[ \t]*(?:#.*)?)$", re.MULTILINE
+)
 
 
-class _OldNames:
-    """A `sys.meta_path` finder for the names in `MOVED`."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        new_name = MOVED.get(fullname)
-        if new_name is None:
-            return None
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(new_name))
+def renamed_imports(text: str) -> str:
+    """Gin text with each ``import <old name>`` line of `MOVED` importing the module now."""
+    return _OLD_IMPORT.sub(lambda m: f"{m['head']}{MOVED[m['name']]}{m['end']}", text)
 
 
-def install() -> None:
-    """Makes the old names importable (once)."""
-    if not any(isinstance(finder, _OldNames) for finder in sys.meta_path):
-        # first: an old name must not be found as a file of an aliased package's folder
-        sys.meta_path.insert(0, _OldNames())
+def renamed_config(text: str) -> str:
+    """Gin text as this version reads it: old imports (`renamed_imports`) and old binding names
+    (`renamed_bindings`) made today's."""
+    return renamed_imports(renamed_bindings(text))

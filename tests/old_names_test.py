@@ -1,5 +1,6 @@
-"""Module names of earlier versions stay importable (imagine_tf/old_names.py), the config files
-that runs stored with them still parse (tests/configs/stored/), and the flat reward settings of
+"""Module names of earlier versions in stored configs import today's modules as the configs are
+parsed (imagine_tf/old_names.py; Python's import system is left alone), the config files that
+runs stored with them still parse (tests/configs/stored/), and the flat reward settings of
 earlier `TrainConfig`s bind and load as the nested `RewardModelConfig`."""
 
 import dataclasses
@@ -10,24 +11,32 @@ import pathlib
 import gin
 import pytest
 
-from imagine_tf.old_names import MOVED, MOVED_BINDINGS, renamed_bindings
+from imagine_tf.old_names import MOVED, MOVED_BINDINGS, renamed_bindings, renamed_imports
 from imagine_tf.runs.config_files import parse_config_files
 
 STORED = pathlib.Path(__file__).resolve().parent / "configs" / "stored"
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))
-def test_an_old_name_is_the_module_that_holds_its_code_now(old):
-    module = importlib.import_module(old)
-    assert module is importlib.import_module(MOVED[old])
-    assert module.__spec__.name == MOVED[old]  # the module keeps its own spec
+def test_an_old_module_name_in_a_config_imports_the_module_now(old, tmp_path, clear_gin):
+    gin_file = tmp_path / "old.gin"
+    gin_file.write_text(f"import {old}  # a stored run's line\n")
+    parse_config_files([gin_file])  # gin imports the line's module: the new one
+    assert renamed_imports(f"import {old}") == f"import {MOVED[old]}"
+    assert importlib.import_module(MOVED[old])
 
 
-def test_from_an_old_name_import_a_name():
-    from imagine_tf.agent.config import TrainConfig
-    from imagine_tf.training.config import TrainConfig as OldTrainConfig
+def test_import_imagine_tf_adds_no_finder_for_old_names():
+    import subprocess
+    import sys
 
-    assert OldTrainConfig is TrainConfig
+    script = (
+        "import sys; before = list(sys.meta_path); import imagine_tf; "
+        "print(any('OldNames' in type(f).__name__ for f in sys.meta_path)); "
+        "import importlib.util; print(importlib.util.find_spec('imagine_tf.training.config'))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "None"], out.stderr[-2000:]
 
 
 @pytest.mark.parametrize("name", ["imagination_cgh_run.gin", "tuning_trial_run.gin"])

@@ -8,8 +8,9 @@ on its search path. `parse_config_files` puts three directories there, so that a
 * the repository's ``configs/`` directory (a config elsewhere may include ``base/agent.gin``);
 * the repository root (the ``configs/NAME.gin`` paths of experiment files and the docs).
 
-The files (included ones too) and bindings are read with the old binding names of
-`old_names.MOVED_BINDINGS` renamed (``TrainConfig.reward_max_epochs`` binds
+The files (included ones too) and bindings are read with the old module names and binding
+names of `old_names` renamed (``import imagine_tf.training.config`` imports
+``imagine_tf.agent.config``; ``TrainConfig.reward_max_epochs`` binds
 ``RewardModelConfig.max_epochs``): the ``config.gin`` of earlier runs resumes as it is.
 """
 
@@ -25,7 +26,7 @@ from typing import Sequence
 import gin
 import gin.config
 
-from imagine_tf.old_names import MOVED_CONFIG_FILES, renamed_bindings
+from imagine_tf.old_names import MOVED_CONFIG_FILES, renamed_config
 
 REPOSITORY_DIR = pathlib.Path(__file__).resolve().parents[2]
 CONFIGS_DIR = REPOSITORY_DIR / "configs"
@@ -71,7 +72,7 @@ def parse_config_files(
     """
     files = [resolve_config_file(f) for f in gin_files]
     add_search_paths(files)
-    bindings = [renamed_bindings(binding) for binding in bindings]
+    bindings = [renamed_config(binding) for binding in bindings]
     with _quiet_search(), _reading_old_names():
         gin.parse_config_files_and_bindings(files, bindings, finalize_config=False)
     with gin.unlock_config():  # on exit, back to the unlocked state finalize leaves
@@ -80,7 +81,7 @@ def parse_config_files(
 
 @contextlib.contextmanager
 def _reading_old_names():
-    """gin reads each config file, and each file it includes, with `renamed_bindings`.
+    """gin reads each config file, and each file it includes, with `renamed_config`.
 
     gin opens files with the readers of its (module-private) reader list; they are wrapped for
     the parse. An include is parsed within it, so it is renamed too.
@@ -101,7 +102,7 @@ def _renaming(reader):
             text = file.read()
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        renamed = io.StringIO(renamed_bindings(text))
+        renamed = io.StringIO(renamed_config(text))
         renamed.name = getattr(file, "name", str(path))  # gin's error messages name the file
         yield renamed
 

@@ -95,7 +95,7 @@ def test_an_agent_run_with_a_stored_config_resumes_with_no_gin_flags(tmp_path, c
 
 
 def test_a_reward_runs_operative_config_parses_into_its_reward_config():
-    gin.parse_config(REWARD_OPERATIVE_GIN)
+    parse_config_files([], [REWARD_OPERATIVE_GIN])  # its old module name read as today's
     config = reward_train_config()
     assert config == RewardTrainConfig(
         architecture="ma_pairs",
@@ -108,7 +108,7 @@ def test_a_reward_runs_operative_config_parses_into_its_reward_config():
 
 
 def test_the_reward_config_name_wins_over_the_stored_name():
-    gin.parse_config(REWARD_OPERATIVE_GIN)
+    parse_config_files([], [REWARD_OPERATIVE_GIN])
     gin.parse_config("RewardTrainConfig.seed = 7")  # e.g. a --gin-binding after the file
     assert reward_train_config().seed == 7
     assert reward_train_config(seed=9).seed == 9  # the caller wins over both
