@@ -22,8 +22,7 @@ keep_once() {
       [ -e "$runs/$cell/$f" ] && cp "$runs/$cell/$f" "$dest/$cell/"
     done
     [ -e "$runs/$cell.code_versions" ] && cp "$runs/$cell.code_versions" "$dest/"
-    "$python" -c "import json, sys; from imagine_tf.provenance import machine_description as m
-json.dump(m(), open(sys.argv[1], 'w'), indent=1)" "$dest/$cell/machine.json"
+    "$python" "$repo/docs/results/scripts/cell_machine.py" "$dest/$cell"
     date -u +%FT%TZ > "$dest/$cell/DONE"
     git add "$dest/$cell" "$dest/$cell.code_versions" 2>/dev/null
     git commit -q -m "results: $name cell $cell finished" -- "$dest/$cell" \
