@@ -4,23 +4,18 @@ Re-implements the Playground, its goal grammar and social partner, and the Deep 
 *Deep Sets for Generalization in RL* (Karch, Colas et al. 2020) and *IMAGINE* (Colas et al. 2020).
 """
 
-from imagine_tf import import_hooks as _import_hooks
-from imagine_tf.data import tfds_registration as _tfds_registration
-
 __version__ = "0.1.0"
 
-
-def _register_gymnasium_environments() -> None:
-    from imagine_tf.gymnasium_env import register_environments
-
-    register_environments()
-
-
-# `tfds.load("playground_trajectories/...")` works after `import imagine_tf`; TFDS is not imported.
-_tfds_registration.register_on_tfds_import()
-# `gymnasium.make("imagine_tf/Playground-v0")` too: the ids are registered when Gymnasium is
-# imported (at once if it already is); Gymnasium is not imported, and need not be installed.
-_import_hooks.call_after_import("gymnasium", _register_gymnasium_environments)
+# `gymnasium.make("imagine_tf/Playground-v0")` works after `import imagine_tf`, as after
+# `import ale_py` (Gymnasium 1.x: `gymnasium.register_envs(imagine_tf)`): importing the package
+# registers its ids with Gymnasium's registry, where Gymnasium is installed (it need not be).
+# The TFDS dataset registers as TFDS community datasets do, when its module is imported
+# (`imagine_tf.data.playground_trajectories`): TFDS and TensorFlow are not imported here.
+try:
+    from imagine_tf import gymnasium_env as _gymnasium_env
+except ModuleNotFoundError as missing:  # pragma: no cover - Gymnasium is in the lock
+    if missing.name != "gymnasium":
+        raise
 
 
 def __getattr__(name):  # lazy: `import imagine_tf` stays cheap (no TensorFlow import)

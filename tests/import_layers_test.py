@@ -96,7 +96,7 @@ ALLOWED = {
 
 
 # Top-level modules that import nothing of imagine_tf: any package may use them.
-LEAVES = {"atomic_files", "constants", "import_hooks", "old_names", "provenance"}
+LEAVES = {"atomic_files", "constants", "old_names", "provenance"}
 
 
 def imported_names(path: pathlib.Path) -> set[str]:

@@ -67,7 +67,7 @@ from imagine_tf.cli.common import (
     limit_threads,
     parse_gin,
 )
-from imagine_tf.import_hooks import import_within
+from imagine_tf.cli.import_context import import_within
 from imagine_tf.runs.fork import ForkError
 from imagine_tf.runs.lock import RunConfigMismatch, RunDirectoryBusy
 

@@ -1,6 +1,6 @@
 """The Playground as Gymnasium environments, on the batched numpy core (no TensorFlow).
 
-Registered ids (`import imagine_tf` registers them when Gymnasium is imported):
+Registered ids (importing this module, or `import imagine_tf`, registers them):
 
 * ``imagine_tf/Playground-v0``: `PlaygroundGymEnv`, one scene with a language goal;
   ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` gives
@@ -13,7 +13,8 @@ Both take ``goals=[...]`` (the goals sampled, instead of the split's).
 
 Both take ``world="authors"`` for the rules of the authors' code (``imagine_tf.env.config.
 world_config``). This module imports Gymnasium's registry only; the environments load when
-first made.
+first made. ``gymnasium.make("imagine_tf.gymnasium_env:imagine_tf/Playground-v0")`` needs no
+import of ours (Gymnasium's "module:id" form imports this module).
 """
 
 from __future__ import annotations
@@ -40,3 +41,6 @@ def register_environments() -> None:
     for env_id, entry_points in _ENTRY_POINTS.items():
         if env_id not in registry:
             register(id=env_id, **entry_points)
+
+
+register_environments()

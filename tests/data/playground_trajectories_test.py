@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
-from imagine_tf.data import tfds_registration
 from imagine_tf.data.playground_trajectories import Builder
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
@@ -94,16 +93,17 @@ def test_tfds_build_on_beam_writes_the_same_examples(plain_build, tmp_path, opti
         _assert_same_episodes(_episodes(plain_build, split), _episodes(beam_build, split))
 
 
-def test_tfds_load_after_import_imagine_tf(plain_build, tmp_path):
-    """`tfds.load` by name in a fresh process that imported imagine_tf (the plain build's data
-    directory: loaded, not built again)."""
+def test_tfds_load_after_importing_the_dataset_module(plain_build, tmp_path):
+    """`tfds.load` by name in a fresh process, as for a TFDS community dataset: importing the
+    builder's module registers it (the plain build's data directory: loaded, not built again);
+    `import imagine_tf` alone imports neither TFDS nor TensorFlow."""
     data_dir = plain_build.parents[2]
     script = f"""
 import sys
 import imagine_tf
 assert "tensorflow_datasets" not in sys.modules, "import imagine_tf imported TFDS"
 import tensorflow_datasets as tfds
-assert "imagine_tf.data.playground_trajectories" not in sys.modules, "builder imported early"
+import imagine_tf.data.playground_trajectories
 test = tfds.load("playground_trajectories/tiny", data_dir={str(data_dir)!r}, split="test")
 print(sorted(int(episode["goal_id"]) for episode in test))
 assert "datasets" not in sys.modules and {str(REPOSITORY)!r} not in sys.path
@@ -112,10 +112,7 @@ assert "datasets" not in sys.modules and {str(REPOSITORY)!r} not in sys.path
     assert json.loads(stdout.strip().splitlines()[-1]) == TEST_INDICES
 
 
-def test_the_provider_names_the_builder():
-    provider = tfds_registration.DatasetProvider()
-    assert provider.has_dataset("playground_trajectories") and not provider.has_dataset("mnist")
-    assert provider.get_builder_cls("playground_trajectories") is Builder
+def test_the_builder_is_registered_by_name():
     assert tfds.builder_cls("playground_trajectories") is Builder
 
 

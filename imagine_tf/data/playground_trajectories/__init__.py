@@ -1,8 +1,9 @@
 """The `playground_trajectories` TFDS dataset: Playground episodes in the RLDS format.
 
-Importing this package registers the dataset with TFDS. `import imagine_tf` arranges that
-import lazily (`imagine_tf.data.tfds_registration`), so `tfds.load("playground_trajectories/...")`
-works after `import imagine_tf`. The `tfds new` folder `datasets/playground_trajectories/`
+Importing this package registers the dataset with TFDS, as a TFDS community dataset's module
+does: `tfds.load("playground_trajectories/...")` works after
+`import imagine_tf.data.playground_trajectories` (`import imagine_tf` alone imports neither
+TFDS nor TensorFlow). The `tfds new` folder `datasets/playground_trajectories/`
 exposes the same `Builder` to `tfds build`.
 """
 
