@@ -78,7 +78,7 @@ SLOWEST_MODULES = (
     "tests/cli/readme_commands_test.py",
     "tests/training/distributed_run_test.py",
     "tests/experiments/experiment_test.py",
-    "tests/training/learning_test.py",
+    "tests/training/train_eval_learns_test.py",
     "tests/training/train_eval_test.py",
     "tests/reward/export_test.py",
     "tests/notebooks/tour_test.py",

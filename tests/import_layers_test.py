@@ -30,8 +30,8 @@ ALLOWED = {
         "export",
         "distributed",
     },
-    # what a trained run did: its saved policy evaluated, success tables, figures
-    "analysis": {"env", "language", "agent", "runs"},
+    # a saved run read back: loaded, its policy evaluated, success tables, figures
+    "analysis": {"env", "language", "reward", "agent", "runs"},
     "training": {
         "analysis",
         "env",
@@ -120,8 +120,21 @@ RENAMED = {
     "agent/success_report.py": "imagine_tf.analysis.success_report",
     "agent/figures.py": "imagine_tf.analysis.figures",
     "agent/goal_sampler.py": "imagine_tf.agent.goals",
+    "agent/checkpoint.py": "imagine_tf.runs.checkpoint",
+    "agent/loading.py": "imagine_tf.analysis.saved_run",
     "language/goal_invention.py": "imagine_tf.language.imagination",
 }
+
+
+def test_the_agent_package_holds_the_algorithm_only():
+    """16 modules at most (aliases of earlier names aside): persistence is in `runs`, saved
+    runs read back in `analysis`."""
+    modules = sorted(
+        path.name
+        for path in (PACKAGE / "agent").glob("*.py")
+        if path.name != "__init__.py" and f"agent/{path.name}" not in RENAMED
+    )
+    assert len(modules) <= 16, modules
 
 
 def test_a_module_of_an_earlier_name_imports_its_new_home_only():

@@ -15,9 +15,8 @@ import tensorflow as tf
 from tf_agents.policies import actor_policy
 from tf_agents.specs import tensor_spec
 
-from imagine_tf.agent.ddpg import Ddpg
 from imagine_tf.agent.replay import EpisodeReplay
-from imagine_tf.agent.exploration_policy import GaussianEpsilonPolicy
+from imagine_tf.agent.ddpg import Ddpg, GaussianEpsilonPolicy
 from imagine_tf.agent.relabelling import HerRelabeler, LearnedRewardScorer, OracleScorer
 from imagine_tf.env.config import PlaygroundConfig, world_config
 from imagine_tf.env.observation import observation_dim, step_dim

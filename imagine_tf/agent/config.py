@@ -160,6 +160,10 @@ class TrainConfig:
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=1)
 
+    def differences(self, stored: dict) -> dict[str, tuple]:
+        """`config_differences` of a stored ``config.json`` from this config."""
+        return config_differences(stored, self)
+
     @classmethod
     def from_json(cls, text: str) -> "TrainConfig":
         """A config from `to_json`'s text; fields it lacks (added later) take their defaults,

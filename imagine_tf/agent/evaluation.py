@@ -20,7 +20,7 @@ from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.agent.acting import EpisodeRecorder
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.episode_batch import EpisodeBatch
-from imagine_tf.agent.failure_modes import GROW_LOG_KEYS, grow_outcome_shares
+from imagine_tf.env.grow_outcomes import GROW_LOG_KEYS, grow_outcome_shares
 
 PREDICATES = ("Go", "Grasp", "Grow")
 #: The keys of an epoch's record that its evaluation fills (`evaluate_epoch`), in their order.

@@ -1,7 +1,7 @@
 """`LearnerParts`: what a `Learner` is made of, built from the run's config by `build_parts`
 (`RunBuilder.make_learner`), as Acme's builders hand a learner its networks, replay and
 optimisers. The learner orchestrates them; each part saves and restores its own state
-(``state_dict`` / ``load_state_dict``, or its TF variables), and `agent.checkpoint` composes
+(``state_dict`` / ``load_state_dict``, or its TF variables), and `runs.checkpoint` composes
 them.
 
 Construction order is the random streams' order: the global seed first, then the parts in the

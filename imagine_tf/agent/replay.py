@@ -16,15 +16,16 @@ per-goal lists are a CSR index rebuilt at each `add` (once per cycle), so sampli
 handful of vectorised numpy operations.
 
 Memory: 50,000 episodes of N = 3 take 50,000 × (51 × 120 + 50 × 3 + 100) × 4 B ≈ 1.3 GB
-(checkpointed incrementally by `imagine_tf.agent.replay_checkpoint`).
+(checkpointed incrementally by `imagine_tf.runs.replay_checkpoint`).
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 
 import numpy as np
+
+from imagine_tf.runs.rng_state import decode_rng_state, encode_rng_state
 
 # The per-episode arrays of the ring buffer, indexed by slot.
 EPISODE_FIELDS = ("observations", "actions", "goal_ids", "goal_embeddings", "achieved")
@@ -66,6 +67,9 @@ class EpisodeReplay:
       max_goals: G_max, the most discovered goals to track.
       seed: sampling seed.
     """
+
+    #: Its per-episode arrays (what `imagine_tf.runs.replay_checkpoint` saves of an episode).
+    episode_fields = EPISODE_FIELDS
 
     def __init__(
         self,
@@ -256,13 +260,3 @@ class EpisodeReplay:
         self.size, self.next_index = size, int(state["next_index"])
         self.episodes_added = int(state["episodes_added"])
         self._index_goals()
-
-
-def encode_rng_state(rng: np.random.Generator) -> np.ndarray:
-    """A numpy Generator's state as bytes (uint8 array), for npz checkpoints."""
-    return np.frombuffer(repr(rng.bit_generator.state).encode(), np.uint8)
-
-
-def decode_rng_state(rng: np.random.Generator, encoded: np.ndarray) -> None:
-    """Restores what `encode_rng_state` wrote."""
-    rng.bit_generator.state = ast.literal_eval(bytes(encoded).decode())

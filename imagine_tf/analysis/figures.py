@@ -19,7 +19,7 @@ import numpy as np
 
 from imagine_tf.env.rendering import render_states, write_episode
 from imagine_tf.atomic_files import save_figure_atomically
-from imagine_tf.agent.failure_modes import GROW_LOG_KEYS, GROW_OUTCOMES
+from imagine_tf.env.grow_outcomes import GROW_LOG_KEYS, GROW_OUTCOMES
 
 
 def plot_learning_curve(logs: Sequence[dict], path: str | os.PathLike) -> None:

@@ -12,7 +12,7 @@ from imagine_tf.language.imagination import coverage, imaginable_test_goals
 from imagine_tf.runs import layout as run_layout
 from imagine_tf.atomic_files import write_text_atomically
 from imagine_tf.agent.evaluation import PREDICATES
-from imagine_tf.agent.loading import load_agent
+from imagine_tf.analysis.saved_run import load_agent
 from imagine_tf.runs.layout import RunLayout
 
 

@@ -43,7 +43,7 @@ from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.learning import Learner
 from imagine_tf.reward.model_config import RewardModelConfig
-from imagine_tf.agent.checkpoint import LearnerCheckpoint
+from imagine_tf.runs.checkpoint import LearnerCheckpoint
 from imagine_tf.training.loop import train_epoch
 from imagine_tf.training.triggers import CheckpointTrigger, EvaluationTrigger
 from imagine_tf.training.train_eval import in_process_actor

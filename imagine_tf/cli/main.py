@@ -109,7 +109,7 @@ def _train_command(args: argparse.Namespace) -> int:
     if args.num_epochs:  # a binding, so that the run's config.gin keeps it
         args.gin_binding = [*(args.gin_binding or []), f"train_eval.num_epochs = {args.num_epochs}"]
     parse_gin(args, train_eval)
-    from imagine_tf.agent.checkpoint import NotResumable
+    from imagine_tf.runs.checkpoint import NotResumable
 
     try:
         logs = train_eval.train_eval(

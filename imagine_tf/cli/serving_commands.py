@@ -105,7 +105,7 @@ def _score_command(args: argparse.Namespace) -> int:
 
 def _export_reward_command(args: argparse.Namespace) -> int:
     from imagine_tf.reward.export import export_reward_model
-    from imagine_tf.agent.loading import load_reward_network
+    from imagine_tf.analysis.saved_run import load_reward_network
 
     try:
         network, metadata = load_reward_network(args.root_dir)
@@ -124,7 +124,7 @@ def _export_reward_command(args: argparse.Namespace) -> int:
 
 def _export_policy_command(args: argparse.Namespace) -> int:
     from imagine_tf.agent.export import export_policy
-    from imagine_tf.agent.loading import load_agent
+    from imagine_tf.analysis.saved_run import load_agent
 
     try:
         learner = load_agent(args.root_dir)

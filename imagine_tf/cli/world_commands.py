@@ -76,7 +76,7 @@ def _played(args: argparse.Namespace, goal: str):
         )
     if args.noise:
         raise UsageError(f"--noise is the scripted policy's; --policy {args.policy} plays without.")
-    from imagine_tf.agent.loading import load_agent
+    from imagine_tf.analysis.saved_run import load_agent
     from imagine_tf.cli.pretrained_commands import pretrained_path
     from imagine_tf.pretrained.play import play_agent
 

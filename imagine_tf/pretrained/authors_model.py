@@ -139,7 +139,7 @@ def render_authors_readme(card: dict) -> str:
 def write_authors_model(learner, source, out, files, words, params, repository) -> dict:
     """Writes the shipped directory ``out`` (module docstring) from a converted learner, whole:
     into ``tmp.<name>`` beside it, then renamed onto it. Returns the card."""
-    from imagine_tf.agent.checkpoint import write_networks_checkpoint, write_run_config
+    from imagine_tf.runs.checkpoint import write_networks_checkpoint, write_run_config
     from imagine_tf.reward.export import export_reward_model
 
     source, out = pathlib.Path(source), pathlib.Path(out)

@@ -20,8 +20,8 @@ import os
 import pathlib
 import shutil
 
-from imagine_tf.agent.checkpoint import write_networks_checkpoint
-from imagine_tf.agent.loading import load_agent, load_reward_network
+from imagine_tf.runs.checkpoint import write_networks_checkpoint
+from imagine_tf.analysis.saved_run import load_agent, load_reward_network
 from imagine_tf.analysis.run_evaluation import evaluate_run
 from imagine_tf.analysis.success_report import run_logs
 from imagine_tf.atomic_files import write_record, write_text_atomically

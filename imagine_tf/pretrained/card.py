@@ -33,7 +33,7 @@ def _usage(card: dict) -> list[str]:
         "```python",
         "from imagine_tf.pretrained.play import load_pretrained_agent, play_agent",
         "",
-        "learner = load_pretrained_agent()            # imagine_tf.agent.loading.load_agent of "
+        "learner = load_pretrained_agent()            # imagine_tf.analysis.saved_run.load_agent of "
         f"models/{agent}",
         'result = play_agent(learner, ["Grasp red cat"], seed=0)',
         "```",

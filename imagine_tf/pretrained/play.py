@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from imagine_tf.agent.learning import Learner
-from imagine_tf.agent.loading import load_agent
+from imagine_tf.analysis.saved_run import load_agent
 from imagine_tf.language import grammar
 from imagine_tf.language.social_partner import SocialPartner
 from imagine_tf.playground import EpisodeResult

@@ -1,5 +1,5 @@
 """Reward networks from the directories of reward-model runs (`imagine-tf reward train |
-study`); `imagine_tf.agent.loading` reads agent runs as well."""
+study`); `imagine_tf.analysis.saved_run` reads agent runs as well."""
 
 from __future__ import annotations
 

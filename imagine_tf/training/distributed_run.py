@@ -30,7 +30,7 @@ from imagine_tf.distributed.stop_signal import StopOnSignals, StopSignal, Traini
 from imagine_tf.distributed.variable_container import VariableContainer
 from imagine_tf.agent.episode_batch import EpisodeBatch
 from imagine_tf.agent.learning import Learner
-from imagine_tf.agent.checkpoint import LearnerCheckpoint
+from imagine_tf.runs.checkpoint import LearnerCheckpoint
 from imagine_tf.training.loop import run_epochs
 from imagine_tf.training.triggers import RemoteEvaluationTrigger
 from imagine_tf.runs.layout import RunLayout

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from imagine_tf.agent.checkpoint import LearnerCheckpoint
+from imagine_tf.runs.checkpoint import LearnerCheckpoint
 from imagine_tf.agent.episode_batch import EpisodeBatch
 from imagine_tf.agent.learning import Learner
 from imagine_tf.training.triggers import (

@@ -27,7 +27,7 @@ from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig, check_agent_bindings
 from imagine_tf.training.distributed_run import run_remote_learner, run_with_actor_processes
 from imagine_tf.agent.learning import Learner
-from imagine_tf.agent.checkpoint import LearnerCheckpoint, check_run_config, write_run_config
+from imagine_tf.runs.checkpoint import LearnerCheckpoint, check_run_config, write_run_config
 from imagine_tf.training.loop import EpisodeSource, run_epochs
 from imagine_tf.runs.fork import fork_run, fork_source
 from imagine_tf.runs.lock import RunLock

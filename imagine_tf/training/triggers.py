@@ -23,7 +23,7 @@ import numpy as np
 import tensorflow as tf
 from tqdm import tqdm
 
-from imagine_tf.agent.checkpoint import LearnerCheckpoint
+from imagine_tf.runs.checkpoint import LearnerCheckpoint
 from imagine_tf.agent.evaluation import EVALUATION_KEYS, evaluate_epoch
 from imagine_tf.agent.learning import Learner
 from imagine_tf.atomic_files import write_text_atomically

@@ -7,7 +7,7 @@ from tf_agents.specs import tensor_spec
 from tf_agents.trajectories import time_step as ts
 
 from imagine_tf.agent.ddpg import Ddpg
-from imagine_tf.agent.exploration_policy import GaussianEpsilonPolicy
+from imagine_tf.agent.ddpg import GaussianEpsilonPolicy
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.agent.actor_network import ActorNetwork
 from imagine_tf.agent.critic_network import CriticNetwork

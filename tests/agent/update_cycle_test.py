@@ -10,7 +10,7 @@ import tensorflow as tf
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.learning import Learner
-from tests.training.imagination_loop_test import _batch
+from tests.agent.learning_test import _batch
 
 CONFIG = TrainConfig(
     architecture="ma",

@@ -2,7 +2,7 @@
 
 from PIL import Image
 
-from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
+from imagine_tf.env.grow_outcomes import GROW_LOG_KEYS
 from imagine_tf.analysis.figures import plot_learning_curve, plot_runs
 
 

@@ -247,7 +247,7 @@ def test_train_then_eval_at_another_n(capsys, tmp_path):
 
 def test_eval_of_a_run_without_a_usable_checkpoint_is_a_clear_error(capsys, tmp_path, monkeypatch):
     from imagine_tf.runs import snapshot as checkpoint_snapshot
-    from imagine_tf.agent import loading as model_loading
+    from imagine_tf.analysis import saved_run as model_loading
 
     (tmp_path / "config.json").write_text("{}")  # a run that has not finished its first epoch
     code, _, err = run(capsys, "eval", "--root-dir", str(tmp_path))

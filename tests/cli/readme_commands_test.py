@@ -89,7 +89,7 @@ def main_path_measure(run: pathlib.Path) -> dict:
     20 episodes per goal, the same scenes for both): {"trained", "random": {goal: success},
     "mastered": how many goals the policy reaches in >= 90 % of episodes, "reward_held_out_f1":
     per epoch}."""
-    from imagine_tf.agent.loading import load_agent
+    from imagine_tf.analysis.saved_run import load_agent
     from tests.training.learning_test import go_success
 
     trained, untrained = go_success(load_agent(run))

@@ -85,7 +85,7 @@ def test_or_unsorted_keeps_object_order_and_other_n_fall_back_to_sorted():
 
 
 def test_convert_authors_writes_the_committed_directory(tmp_path):
-    from imagine_tf.agent.loading import load_agent
+    from imagine_tf.analysis.saved_run import load_agent
     from imagine_tf.cli.main import main
 
     source = tmp_path / "Imagine" / "pretrained_weights"

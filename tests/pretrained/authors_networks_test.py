@@ -38,7 +38,7 @@ def recorded() -> dict:
 
 @pytest.fixture(scope="module")
 def learner():
-    from imagine_tf.agent.loading import load_agent
+    from imagine_tf.analysis.saved_run import load_agent
 
     assert (MODEL / "config.json").is_file() and (MODEL / "checkpoint").is_dir(), MISSING
     return load_agent(MODEL)

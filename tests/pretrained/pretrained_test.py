@@ -121,14 +121,14 @@ def test_the_agent_plays_a_goal_and_the_partner_describes_the_end(learner):
 @pytest.fixture
 def loaded_once(monkeypatch, learner):
     """`load_agent` answers with the module's learner, if asked for the pretrained agent."""
-    import imagine_tf.agent.loading
+    import imagine_tf.analysis.saved_run
     import imagine_tf.analysis.run_evaluation
 
     def load_agent(root_dir):
         assert pathlib.Path(root_dir) == location.agent_dir()
         return learner
 
-    monkeypatch.setattr(imagine_tf.agent.loading, "load_agent", load_agent)
+    monkeypatch.setattr(imagine_tf.analysis.saved_run, "load_agent", load_agent)
     monkeypatch.setattr(imagine_tf.analysis.run_evaluation, "load_agent", load_agent)
 
 
@@ -181,7 +181,7 @@ def test_without_models_pretrained_is_a_clear_error(monkeypatch, tmp_path, capsy
 
 
 def test_a_networks_only_checkpoint_is_not_trained_further(learner):
-    from imagine_tf.agent.checkpoint import LearnerCheckpoint, NotResumable
+    from imagine_tf.runs.checkpoint import LearnerCheckpoint, NotResumable
 
     with pytest.raises(NotResumable, match="networks-only checkpoint"):
         LearnerCheckpoint(learner, location.agent_dir()).restore()

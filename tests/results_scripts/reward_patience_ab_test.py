@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from imagine_tf.agent import loading
+from imagine_tf.analysis import saved_run as loading
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.reward.memory import RewardMemory

@@ -16,7 +16,7 @@ from imagine_tf.reward.supervised_training import (
     score_matrix,
 )
 from imagine_tf.reward.layout import TEST_PROBABILITIES
-from imagine_tf.agent.loading import load_reward_network
+from imagine_tf.analysis.saved_run import load_reward_network
 from imagine_tf.reward.ensemble import evaluate_ensemble, member_seeds
 from imagine_tf.reward.study import collect_study
 

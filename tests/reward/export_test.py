@@ -12,7 +12,7 @@ from imagine_tf.export.versions import next_version
 from imagine_tf.reward.export import export_reward_model
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.network import RewardNetwork, example_inputs
-from imagine_tf.agent.loading import load_reward_network
+from imagine_tf.analysis.saved_run import load_reward_network
 
 VOCABULARY = Vocabulary.default()
 
@@ -125,7 +125,7 @@ def _tiny_trained_agent(root, **overrides):
     import tensorflow_probability  # noqa: F401 - registers the policy's TypeSpecs for loading
 
     from imagine_tf.agent.config import TrainConfig
-    from imagine_tf.agent.loading import load_agent
+    from imagine_tf.analysis.saved_run import load_agent
     from imagine_tf.training.train_eval import train
 
     train(TrainConfig(**{**TINY_ORACLE_RUN, **overrides}), root, 1, progress=False)

@@ -7,7 +7,7 @@ import pytest
 
 from imagine_tf.networks import precision
 from imagine_tf.agent.config import COMPUTE_DTYPES, TrainConfig
-from imagine_tf.agent.checkpoint import check_run_config
+from imagine_tf.runs.checkpoint import check_run_config
 from imagine_tf.runs.precision import recorded_compute_dtype, resolve_run_precision
 
 AVX512_BF16_CPU = "flags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni\n"

@@ -16,7 +16,7 @@ from imagine_tf.agent.replay import EPISODE_FIELDS
 from imagine_tf.language import grammar, oracle
 from imagine_tf.language.goal_table import GoalTable
 from imagine_tf.runs.lock import RunConfigMismatch
-from imagine_tf.agent.failure_modes import GROW_LOG_KEYS
+from imagine_tf.env.grow_outcomes import GROW_LOG_KEYS
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig, binding_name
 from imagine_tf.agent.learning import Learner
@@ -126,7 +126,7 @@ def test_tiny_run_logs_checkpoints_and_resumes(request, tmp_path, reward):
 
 
 def test_the_normalised_reward_gate_is_trained_and_reloaded_with_the_run(learned_run):
-    from imagine_tf.agent.loading import load_reward_network
+    from imagine_tf.analysis.saved_run import load_reward_network
 
     trainer = learned_run.trainer
     assert trainer.reward_network.normalize_goal

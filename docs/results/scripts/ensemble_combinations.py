@@ -65,7 +65,7 @@ from imagine_tf.reward.kept_probabilities import (  # noqa: E402
     states_fingerprint,
 )
 from imagine_tf.reward import study as reward_study  # noqa: E402
-from imagine_tf.agent.loading import load_reward_network  # noqa: E402
+from imagine_tf.analysis.saved_run import load_reward_network  # noqa: E402
 from imagine_tf.reward.config import reward_train_config  # noqa: E402
 
 config = gin_configured(args, reward_study, reward_train_config)

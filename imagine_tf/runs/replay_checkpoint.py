@@ -1,4 +1,4 @@
-"""Incremental checkpoints of an `EpisodeReplay`: each save writes only the new episodes.
+"""Incremental checkpoints of an episode replay (`imagine_tf.agent.replay.EpisodeReplay`): each save writes only the new episodes.
 
 A full replay (50,000 episodes of N = 3) is about 1.3 GB; rewriting it at every epoch would
 cost more than the epoch's training. Instead ``replay/`` holds one file per save,
@@ -20,7 +20,6 @@ import pathlib
 
 import numpy as np
 
-from imagine_tf.agent.replay import EPISODE_FIELDS, EpisodeReplay
 from imagine_tf.atomic_files import replacing
 
 
@@ -41,7 +40,7 @@ class ReplayCheckpoint:
             return []
         return sorted((int(p.stem.split("_")[1]), p) for p in self.directory.glob("episodes_*.npz"))
 
-    def save(self, replay: EpisodeReplay) -> None:
+    def save(self, replay) -> None:
         """Writes the episodes added since the last save (call before the main checkpoint)."""
         stop = replay.episodes_added
         if stop <= self.saved_until:
@@ -51,7 +50,9 @@ class ReplayCheckpoint:
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"episodes_{first:012d}.npz"
         with replacing(path) as temporary:
-            np.savez(temporary, **{name: getattr(replay, name)[slots] for name in EPISODE_FIELDS})
+            np.savez(
+                temporary, **{name: getattr(replay, name)[slots] for name in replay.episode_fields}
+            )
         self.saved_until = stop
 
     def prune(self, capacity: int) -> None:
@@ -64,7 +65,7 @@ class ReplayCheckpoint:
             if end <= self.saved_until - capacity:
                 path.unlink()
 
-    def restore(self, replay: EpisodeReplay, episodes_added: int) -> None:
+    def restore(self, replay, episodes_added: int) -> None:
         """Fills ``replay`` with the last ``capacity`` of its first ``episodes_added`` episodes.
 
         Files beyond ``episodes_added`` (a save whose main checkpoint never landed; all files,
@@ -84,7 +85,7 @@ class ReplayCheckpoint:
                     continue
                 if numbers[keep][0] > covered:
                     break
-                for name in EPISODE_FIELDS:
+                for name in replay.episode_fields:
                     replay.put(name, numbers[keep] % replay.capacity, arrays[name][keep])
                 covered = max(covered, int(numbers[keep][-1]) + 1)
         if covered < episodes_added:

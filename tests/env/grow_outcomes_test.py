@@ -7,7 +7,7 @@ from imagine_tf.env import ontology
 from imagine_tf.env.config import PlaygroundConfig
 from imagine_tf.env.physics import PlaygroundCore
 from imagine_tf.env.scene_generation import SceneLayout
-from imagine_tf.agent.failure_modes import GROW_OUTCOMES, grow_outcome_shares, grow_outcomes
+from imagine_tf.env.grow_outcomes import GROW_OUTCOMES, grow_outcome_shares, grow_outcomes
 
 
 def episodes(under_hand, grip, steps=3):

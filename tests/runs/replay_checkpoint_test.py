@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from imagine_tf.agent.replay import EPISODE_FIELDS, EpisodeReplay
-from imagine_tf.agent.replay_checkpoint import ReplayCheckpoint
+from imagine_tf.runs.replay_checkpoint import ReplayCheckpoint
 
 LENGTH, DIM, GOALS = 4, 5, 6
 

@@ -1,5 +1,6 @@
-"""Imagined goals in the learner and actors: targets, relabelling candidates, replay lists,
-never reward labels; and the same-batch negatives rule of the reward memory."""
+"""The learner (`agent/learning.py`) with imagination: imagined goals as actors' targets,
+relabelling candidates and replay lists, never reward labels; the same-batch negatives rule of
+the reward memory; its checkpoint; the epoch's records of the imagined set."""
 
 import dataclasses
 
@@ -129,7 +130,7 @@ def test_actors_target_imagined_goals_in_half_the_cycles_while_imagining():
 
 
 def test_a_checkpoint_restores_the_imagined_set_and_the_heuristic(learner, tmp_path):
-    from imagine_tf.agent.checkpoint import LearnerCheckpoint
+    from imagine_tf.runs.checkpoint import LearnerCheckpoint
 
     LearnerCheckpoint(learner, tmp_path).save()
     restored = RunBuilder(CONFIG).make_learner()
