@@ -90,7 +90,7 @@ def main_path_measure(run: pathlib.Path) -> dict:
     "mastered": how many goals the policy reaches in >= 90 % of episodes, "reward_held_out_f1":
     per epoch}."""
     from imagine_tf.analysis.saved_run import load_agent
-    from tests.training.learning_test import go_success
+    from tests.training.train_eval_learns_test import go_success
 
     trained, untrained = go_success(load_agent(run))
     return {
@@ -116,7 +116,7 @@ def test_the_main_path_learns_with_its_co_trained_reward(measured):
     theirs. Which goals a run masters, and so its mean, depends on the seed and on the machine's
     floating-point kernels; that several are mastered does not
     (docs/results/scripts/main_path_seeds.py measures seeds 0-4)."""
-    from tests.training.learning_test import mean_success
+    from tests.training.train_eval_learns_test import mean_success
 
     f1 = [value for value in measured["reward_held_out_f1"] if value is not None]
     assert len(f1) >= 4 and max(f1[2:]) > f1[0] + 0.1, f1  # the reward learns from feedback
