@@ -18,6 +18,7 @@ MOVED = {
     "imagine_tf.agent.exploration_policy": "imagine_tf.agent.ddpg",
     "imagine_tf.agent.failure_modes": "imagine_tf.env.grow_outcomes",
     "imagine_tf.agent.replay_checkpoint": "imagine_tf.runs.replay_checkpoint",
+    "imagine_tf.reward.model_config": "imagine_tf.reward.config",
     "imagine_tf.agents": "imagine_tf.agent",
     "imagine_tf.agents.ddpg_agent": "imagine_tf.agent.ddpg",
     "imagine_tf.agents.episode_replay": "imagine_tf.agent.replay",

@@ -122,6 +122,7 @@ RENAMED = {
     "agent/goal_sampler.py": "imagine_tf.agent.goals",
     "agent/checkpoint.py": "imagine_tf.runs.checkpoint",
     "agent/loading.py": "imagine_tf.analysis.saved_run",
+    "reward/model_config.py": "imagine_tf.reward.config",
     "language/goal_invention.py": "imagine_tf.language.imagination",
 }
 

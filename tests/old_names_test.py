@@ -93,7 +93,7 @@ QUICKSTART_MODEL = {"batches_per_epoch": 100, "max_epochs": 20, "patience": 5}
 
 def test_a_stored_flat_config_gin_binds_the_nested_reward_model(clear_gin):
     from imagine_tf.agent.config import TrainConfig
-    from imagine_tf.reward.model_config import RewardModelConfig
+    from imagine_tf.reward.config import RewardModelConfig
 
     stored = (STORED / "quickstart_run.gin").read_text()
     assert "TrainConfig.reward_max_epochs = 20" in stored  # the old names
@@ -107,7 +107,7 @@ def test_a_stored_flat_config_gin_binds_the_nested_reward_model(clear_gin):
 
 def test_a_stored_flat_config_json_loads_into_the_nested_reward_model():
     from imagine_tf.agent.config import TrainConfig, config_differences
-    from imagine_tf.reward.model_config import RewardModelConfig
+    from imagine_tf.reward.config import RewardModelConfig
 
     text = (STORED / "quickstart_run_config.json").read_text()
     assert '"reward_max_epochs": 20' in text

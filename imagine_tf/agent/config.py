@@ -18,7 +18,7 @@ from imagine_tf.constants import AUTO, POLICY_ARCHITECTURES
 from imagine_tf.constants import COMPUTE_DTYPES as NETWORK_COMPUTE_DTYPES
 from imagine_tf.language.imagination import IMAGINATION_METHODS
 from imagine_tf.old_names import nested_train_config
-from imagine_tf.reward.model_config import SUPERVISED_ONLY, RewardModelConfig
+from imagine_tf.reward.config import SUPERVISED_ONLY, RewardModelConfig
 from imagine_tf.runs.config_keys import flat_config
 
 REWARDS = ("learned", "oracle")

@@ -42,7 +42,7 @@ from imagine_tf.agent.acting import EpisodeActor
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.learning import Learner
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 from imagine_tf.runs.checkpoint import LearnerCheckpoint
 from imagine_tf.training.loop import train_epoch
 from imagine_tf.training.triggers import CheckpointTrigger, EvaluationTrigger

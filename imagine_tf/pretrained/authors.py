@@ -151,7 +151,7 @@ def authors_config(params: dict):
     """The `TrainConfig` of the authors' run as far as this project's runs take it: MA policy
     and MA learned reward (OR in object order), their widths, CGH, final layers He-uniform."""
     from imagine_tf.agent.config import TrainConfig
-    from imagine_tf.reward.model_config import RewardModelConfig
+    from imagine_tf.reward.config import RewardModelConfig
 
     learning, reward = params["learning_params"], params["reward_function"]
     return TrainConfig(

@@ -20,7 +20,7 @@ import numpy as np
 
 from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.reward.memory import RewardMemory
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 from imagine_tf.reward.training import RewardTrainer
 
 

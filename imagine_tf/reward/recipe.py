@@ -18,7 +18,7 @@ from imagine_tf.data.supervised import goal_set as goals_of_set
 from imagine_tf.data.supervised import load_supervised_data
 from imagine_tf.reward.supervised_training import SupervisedTrainer
 from imagine_tf.reward.config import RewardTrainConfig, reward_train_config
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 from imagine_tf.runs.layout import OPERATIVE_GIN
 from imagine_tf.runs.lock import RunLock
 

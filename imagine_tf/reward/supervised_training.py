@@ -46,7 +46,7 @@ from imagine_tf.reward.layout import (
     NETWORK_JSON,
     TENSORBOARD,
 )
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 
 #: RewardNetwork config keys added after runs were made, with the value those runs had.
 CONFIG_ADDED_LATER = {"normalize_goal": False, "pair_gate": "per_slot", "pair_relations": False}

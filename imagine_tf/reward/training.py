@@ -18,7 +18,7 @@ import tensorflow as tf
 
 from imagine_tf.networks.adam import Adam
 from imagine_tf.reward.compiled_epoch import CompiledRewardEpoch, SamplingTables
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 from imagine_tf.reward.network import RewardNetwork
 
 

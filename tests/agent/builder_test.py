@@ -5,7 +5,7 @@ import pytest
 
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig, check_agent_bindings
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 
 
 pytestmark = pytest.mark.usefixtures("clear_gin")

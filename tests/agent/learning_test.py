@@ -14,7 +14,7 @@ from imagine_tf.playground import play
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig
 from imagine_tf.agent.episode_batch import EpisodeBatch, GoalView
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 
 CONFIG = TrainConfig(
     architecture="fc",

@@ -11,7 +11,7 @@ import gin
 import numpy as np
 import pytest
 
-import imagine_tf.reward.model_config  # noqa: F401 - registers RewardModelConfig
+import imagine_tf.reward.config  # noqa: F401 - registers RewardModelConfig
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.reward.memory import RewardMemory
 

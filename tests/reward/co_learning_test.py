@@ -9,7 +9,7 @@ from imagine_tf.reward.network import RewardNetwork
 from imagine_tf.playground import play
 from imagine_tf.reward.co_learning import CoLearnedReward
 from imagine_tf.reward.memory import RewardMemory
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 
 
 def test_updates_learn_from_the_partner_and_keep_the_best_weights():

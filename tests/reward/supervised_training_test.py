@@ -9,7 +9,7 @@ from imagine_tf.data.episodes import EpisodeSpec
 from imagine_tf.data.supervised import generate_supervised_data
 from imagine_tf.language import grammar
 from imagine_tf.language.vocabulary import Vocabulary
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 from imagine_tf.reward.f1 import f1_per_goal
 from imagine_tf.reward.supervised_training import (
     SupervisedTrainer,

@@ -20,7 +20,7 @@ from imagine_tf.env.grow_outcomes import GROW_LOG_KEYS
 from imagine_tf.agent.builder import RunBuilder
 from imagine_tf.agent.config import TrainConfig, binding_name
 from imagine_tf.agent.learning import Learner
-from imagine_tf.reward.model_config import RewardModelConfig
+from imagine_tf.reward.config import RewardModelConfig
 from imagine_tf.runs.config_keys import declared_defaults, flat_config
 from imagine_tf.training.train_eval import make_learner, train
 

@@ -30,7 +30,7 @@ limit_threads(args.threads)
 
 from imagine_tf.provenance import code_version  # noqa: E402
 from imagine_tf.reward.co_learning import CoLearnedReward  # noqa: E402
-from imagine_tf.reward.model_config import RewardModelConfig  # noqa: E402
+from imagine_tf.reward.config import RewardModelConfig  # noqa: E402
 from imagine_tf.analysis.saved_run import load_agent  # noqa: E402
 
 
