@@ -26,6 +26,7 @@ from concurrent import futures
 
 import grpc
 import tensorflow as tf
+from imagine_tf_client.tensors import fill_tensor_proto
 from tensorflow_serving.apis import (
     get_model_metadata_pb2,
     get_model_status_pb2,
@@ -37,7 +38,6 @@ from tensorflow_serving.apis import (
 
 from .model_registry import AVAILABLE, LoadedVersion, ModelRegistry
 from .request_validation import RequestError, convert_inputs, model_error_message
-from .tensor_protos import to_tensor_proto
 
 DEFAULT_SIGNATURE = "serving_default"
 LOG = logging.getLogger("serving")
@@ -122,7 +122,7 @@ class Predictor:
         )
         response.model_spec.version.value = loaded.version
         for key in sorted(wanted):
-            response.outputs[key].CopyFrom(to_tensor_proto(outputs[key]))
+            fill_tensor_proto(response.outputs[key], outputs[key])
         return response
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import tensorflow as tf
-
-from .tensor_protos import shape_of, to_array
+from imagine_tf_client.tensors import shape_of, to_array
 
 
 class RequestError(ValueError):

@@ -27,6 +27,7 @@ import re
 import numpy as np
 import tensorflow as tf
 from google.protobuf import json_format
+from imagine_tf_client.tensors import fill_tensor_proto, to_array
 from tensorflow_serving.apis import get_model_metadata_pb2, model_pb2, predict_pb2
 
 from .model_registry import ModelRegistry
@@ -37,7 +38,6 @@ from .prediction_service import (
     no_method_message,
 )
 from .request_validation import RequestError
-from .tensor_protos import to_array, to_tensor_proto
 
 #: the deepest a request body may nest: a tensor has at most 32 dimensions (numpy's limit),
 #: inside the document's object and an input's object
@@ -196,7 +196,7 @@ class RestApi:
         request.model_spec.signature_name = name
         for key, value in values.items():
             target = specs.get(key)
-            request.inputs[key].CopyFrom(to_tensor_proto(_array(key, value, target)))
+            fill_tensor_proto(request.inputs[key], _array(key, value, target))
         response = self.predictor.predict(request, loaded)
         outputs = {key: _json_value(to_array(proto)) for key, proto in response.outputs.items()}
         if row_format:

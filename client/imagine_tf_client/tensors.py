@@ -1,4 +1,5 @@
-"""numpy arrays <-> TensorFlow's ``TensorProto``, without TensorFlow.
+"""numpy arrays <-> TensorFlow's ``TensorProto``, without TensorFlow: the one converter of the
+client and the server (which passes TensorFlow's own generated messages; the fields are the same).
 
 Numbers and bools travel as ``tensor_content`` (little-endian bytes), strings as
 ``string_val``. Decoding accepts every encoding TensorFlow writes: ``tensor_content``, the typed
@@ -9,11 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from imagine_tf_client._protos.tensorflow.core.framework import (
-    tensor_pb2,
-    tensor_shape_pb2,
-    types_pb2,
-)
+from imagine_tf_client._protos.tensorflow.core.framework import tensor_pb2, types_pb2
 
 #: numpy dtype -> (DataType, the TensorProto field of its values)
 _NUMBERS = {
@@ -36,31 +33,43 @@ _DTYPES = {enum: (dtype, field) for dtype, (enum, field) in _NUMBERS.items()}
 def to_tensor_proto(value) -> tensor_pb2.TensorProto:
     """A TensorProto of an array or nested list; strings (str, UTF-8 encoded, or bytes) as
     ``string_val``. TypeError for a dtype TensorFlow has no type for."""
+    return fill_tensor_proto(tensor_pb2.TensorProto(), value)
+
+
+def fill_tensor_proto(proto, value):
+    """Writes ``value`` into ``proto`` (an empty TensorProto of any generated class: this
+    package's, or TensorFlow's own on the server, ``response.outputs[key]``) and returns it."""
     array = np.asarray(value)
-    shape = tensor_shape_pb2.TensorShapeProto(
-        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=size) for size in array.shape]
-    )
+    for size in array.shape:
+        proto.tensor_shape.dim.add(size=size)
     if array.dtype.kind in "OSU":
-        values = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in array.ravel()]
-        return tensor_pb2.TensorProto(
-            dtype=types_pb2.DT_STRING, tensor_shape=shape, string_val=values
+        proto.dtype = types_pb2.DT_STRING
+        proto.string_val.extend(
+            v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in array.ravel()
         )
+        return proto
     if array.dtype not in _NUMBERS:
         raise TypeError(f"no TensorFlow dtype for numpy {array.dtype}")
+    proto.dtype = _NUMBERS[array.dtype][0]
     little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-    return tensor_pb2.TensorProto(
-        dtype=_NUMBERS[array.dtype][0],
-        tensor_shape=shape,
-        tensor_content=np.ascontiguousarray(little).tobytes(),
-    )
+    proto.tensor_content = np.ascontiguousarray(little).tobytes()
+    return proto
 
 
-def to_array(proto: tensor_pb2.TensorProto) -> np.ndarray:
-    """The array of a TensorProto (strings: an object array of bytes); ValueError if it is not
-    one this client can read."""
+def shape_of(proto) -> tuple[int, ...] | None:
+    """The shape a TensorProto declares (None when it declares an unknown rank)."""
     if proto.tensor_shape.unknown_rank:
+        return None
+    return tuple(dim.size for dim in proto.tensor_shape.dim)
+
+
+def to_array(proto) -> np.ndarray:
+    """The array of a TensorProto of any generated class (strings: an object array of bytes;
+    numbers from ``tensor_content`` without a copy); ValueError if it is not one this package
+    can read."""
+    shape = shape_of(proto)
+    if shape is None:
         raise ValueError("the tensor has an unknown rank")
-    shape = tuple(dim.size for dim in proto.tensor_shape.dim)
     if proto.dtype == types_pb2.DT_STRING:
         return _fill(np.array(list(proto.string_val), dtype=object), shape)
     if proto.dtype not in _DTYPES:
@@ -70,7 +79,7 @@ def to_array(proto: tensor_pb2.TensorProto) -> np.ndarray:
         values = np.frombuffer(proto.tensor_content, dtype.newbyteorder("<"))
         if values.size != np.prod(shape, dtype=np.int64):
             raise ValueError(f"{values.size} values in tensor_content for the shape {list(shape)}")
-        return values.astype(dtype).reshape(shape)
+        return values.astype(dtype, copy=False).reshape(shape)
     if proto.dtype == types_pb2.DT_HALF:  # half_val holds the bits of each float16
         values = np.array(proto.half_val, np.uint16).view(np.float16)
     else:

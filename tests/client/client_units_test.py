@@ -18,7 +18,7 @@ from imagine_tf_client import (
 )
 from imagine_tf_client._protos.tensorflow.core.framework import tensor_pb2
 from imagine_tf_client.errors import grpc_error, http_error
-from imagine_tf_client.tensors import to_array, to_tensor_proto
+from imagine_tf_client.tensors import fill_tensor_proto, shape_of, to_array, to_tensor_proto
 
 ARRAYS = [
     np.arange(12, dtype=np.float32).reshape(3, 4) / 7,
@@ -53,11 +53,31 @@ def test_tensor_protos_read_as_tensorflow_reads_them(array):
         np.testing.assert_array_equal(result, theirs)
 
 
+@pytest.mark.parametrize("array", ARRAYS, ids=lambda a: f"{a.dtype}{list(a.shape)}")
+def test_the_server_converts_tensorflows_own_messages(array):
+    """The server fills and reads TensorFlow's generated TensorProto (its request and response
+    maps), not this package's: the same converter works on either class."""
+    theirs = type(tf.make_tensor_proto(0))
+    filled = fill_tensor_proto(theirs(), array)
+    assert type(filled) is theirs and shape_of(filled) == array.shape
+    np.testing.assert_array_equal(tf.make_ndarray(filled), array)
+    for proto in (filled, tf.make_tensor_proto(array)):  # ours and TensorFlow's encoding
+        result = to_array(proto)
+        assert result.shape == array.shape
+        np.testing.assert_array_equal(result, array)
+    unknown = theirs()
+    unknown.tensor_shape.unknown_rank = True
+    assert shape_of(unknown) is None
+    with pytest.raises(ValueError, match="unknown rank"):
+        to_array(unknown)
+
+
 def test_fewer_values_than_the_shape_repeat_the_last_as_in_tensorflow():
     for proto in (
         tf.make_tensor_proto(2.5, shape=[2, 3]),  # one float_val broadcast
         tf.make_tensor_proto([True], shape=[4]),
         tf.make_tensor_proto([1, 2], shape=[4], dtype=tf.int64),
+        tf.make_tensor_proto("ab", shape=[3]),
     ):
         np.testing.assert_array_equal(to_array(as_ours(proto)), tf.make_ndarray(proto))
     with pytest.raises(ValueError, match=r"5 values in tensor_content for the shape \[4\]"):

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from imagine_tf_serving.request_validation import RequestError, convert_inputs
-from imagine_tf_serving.tensor_protos import to_tensor_proto
+from imagine_tf_client.tensors import to_tensor_proto
 
 SPECS = {
     "goals": tf.TensorSpec([None], tf.string, "goals"),
