@@ -7,8 +7,8 @@ the new directory, writes the new ``config.json`` and a ``fork.json`` that recor
 run came from and what changed. Training the new directory then resumes from the copy, so both
 branches share their history up to the fork epoch and the source is left untouched.
 
-* The source must not be training (its `RunLock` is taken while copying), so the copy is one
-  consistent checkpoint.
+* The source must not be training (its `RunLock` is taken shared while copying: other forks
+  may copy it at the same time), so the copy is one consistent checkpoint.
 * Replay files never change once written (`ReplayCheckpoint`: new files, renamed into place),
   so they are hard-linked when both directories are on one file system (no extra disk for a
   1.3 GB replay), else copied. The rest is copied.
@@ -140,7 +140,7 @@ def _copy_into_staging(source: pathlib.Path, target: pathlib.Path) -> tuple[path
     staging directory and the checkpoint's logs."""
     staging = target.parent / f".{target.name}.fork-partial"
     shutil.rmtree(staging, ignore_errors=True)
-    with RunLock(source):
+    with RunLock(source, shared=True):
         logs = checkpoint_logs(source / run_layout.CHECKPOINT)
         staging.mkdir(parents=True)
         for name in _COPIED:

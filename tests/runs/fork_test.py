@@ -103,3 +103,11 @@ def test_what_cannot_be_forked_is_refused_and_nothing_is_written(source, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["used"]  # no partial forks left
     with pytest.raises(ForkError, match="not a fork"):
         fork_source(source)
+
+
+def test_two_forks_of_one_source_copy_it_at_the_same_time(source, tmp_path):
+    """An experiment grid starts a trunk's arms together: a fork in progress (its shared lock
+    on the source held) does not refuse another."""
+    with RunLock(source, shared=True):
+        fork_run(source, tmp_path / "second", TINY)
+    assert fork_source(tmp_path / "second") is not None

@@ -18,6 +18,20 @@ def test_a_second_writer_is_refused_with_the_holders_pid_and_the_lock_is_release
         pass
 
 
+def test_readers_share_the_lock_and_exclude_a_writer(tmp_path):
+    """Two forks of one trunk copy it together; neither copies it while it trains."""
+    with RunLock(tmp_path, shared=True), RunLock(tmp_path, shared=True):
+        with pytest.raises(RunDirectoryBusy):
+            with RunLock(tmp_path):
+                pass
+    with RunLock(tmp_path):
+        with pytest.raises(RunDirectoryBusy, match=f"pid {os.getpid()}"):
+            with RunLock(tmp_path, shared=True):
+                pass
+    with RunLock(tmp_path, shared=True):  # released on exit
+        pass
+
+
 def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
     holder = subprocess.Popen(
         [
