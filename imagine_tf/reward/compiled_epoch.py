@@ -17,11 +17,13 @@ examples, and a batch with none kept makes no step.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import tensorflow as tf
 
 from imagine_tf.data.supervised import grouped_rows
+from imagine_tf.networks.sentence_encoder import prefix_tree
 from imagine_tf.reward.f1 import mean_f1
 from imagine_tf.reward.network import RewardNetwork
 
@@ -88,6 +90,7 @@ class CompiledRewardEpoch:
       batch_size: B (512).
       positive_ratio: ρ (0.2).
       seed: seed of the in-graph sampler.
+      parts: the step's goal ranges (`_step`); None: one per inter-op thread, at most 2.
     """
 
     def __init__(
@@ -97,9 +100,14 @@ class CompiledRewardEpoch:
         batch_size: int = 512,
         positive_ratio: float = 0.2,
         seed: int = 0,
+        parts: int | None = None,
     ):
         self.network, self.optimizer = network, optimizer
         self.batch_size, self.positive_ratio = int(batch_size), float(positive_ratio)
+        threads = tf.config.threading.get_inter_op_parallelism_threads() or os.cpu_count() or 1
+        self.parts = int(parts) if parts is not None else min(threads, 2)
+        if self.parts < 1:
+            raise ValueError(f"parts must be >= 1, got {parts}.")
         self.generator = tf.random.Generator.from_seed(seed)
         # Control flow is written as tf.while_loop / tf.cond: no AutoGraph conversion to pay.
         self._run = tf.function(self._epoch, reduce_retracing=True, autograph=False)
@@ -117,7 +125,7 @@ class CompiledRewardEpoch:
         its states to the network's training inputs, once for all the epochs of an update."""
         fields = [tf.constant(getattr(tables, f.name)) for f in dataclasses.fields(tables)]
         fields[0] = self.network.training_inputs(fields[0])
-        fixed = (*fields, tf.constant(goal_tokens))
+        fixed = (*fields, tf.constant(goal_tokens), self._goal_parts(goal_tokens, tables.present))
         held = (tf.constant(held_states, tf.float32), tf.constant(held_labels, tf.bool))
 
         def run(num_batches: int) -> float:
@@ -140,6 +148,20 @@ class CompiledRewardEpoch:
         )
         return self.bind(tables, goal_tokens, held_states, held_labels)(0)
 
+    def _goal_parts(self, goal_tokens: np.ndarray, present: np.ndarray) -> tuple:
+        """The present goals in `parts` contiguous ranges: (start, stop, the range's
+        `PrefixTree`) each, rows of the present goals (`present` is sorted)."""
+        tokens = np.asarray(goal_tokens)[present]
+        bounds = np.linspace(0, len(tokens), min(self.parts, max(len(tokens), 1)) + 1).astype(int)
+        return tuple(
+            (
+                tf.constant(start, tf.int64),
+                tf.constant(stop, tf.int64),
+                prefix_tree(tokens[start:stop]),
+            )
+            for start, stop in zip(bounds[:-1], bounds[1:])
+        )
+
     # -- in the graph --------------------------------------------------------------------------
     def _epoch(
         self,
@@ -153,6 +175,7 @@ class CompiledRewardEpoch:
         present,
         both,
         goal_tokens,
+        goal_parts,
         num_batches,
         held_states,
         held_labels,
@@ -160,16 +183,14 @@ class CompiledRewardEpoch:
         positives = (positive_rows, positive_start, positive_count)
         negatives = (negative_rows, negative_start, negative_count)
 
-        present_tokens = tf.gather(goal_tokens, present)  # the LSTM runs over these only
+        present_tokens = tf.gather(goal_tokens, present)  # the held-out F1 scores these only
 
         def body(step):
             goals, rows, labels, weights = self._sample(present, both, positives, negatives)
-            goal_rows = tf.searchsorted(present, goals)  # present is sorted
+            goal_rows = tf.searchsorted(present, goals, out_type=tf.int64)  # present is sorted
             tf.cond(
                 tf.reduce_sum(weights) > 0,
-                lambda: self._step(
-                    tf.gather(inputs, rows), present_tokens, goal_rows, labels, weights
-                ),
+                lambda: self._step(inputs, rows, goal_parts, goal_rows, labels, weights),
                 lambda: tf.constant(0.0),
             )
             return (step + 1,)
@@ -200,16 +221,35 @@ class CompiledRewardEpoch:
         weights = tf.cast(tf.gather(both, goals), tf.float32)
         return goals, rows, tf.cast(positive, tf.float32), weights
 
-    def _step(self, inputs, goal_tokens, goal_rows, labels, weights):
-        network = self.network
-        with tf.GradientTape() as tape:
-            embeddings = network.encoder(goal_tokens)  # [G, E]
-            logits = network.training_logits(inputs, embeddings, goal_rows)
-            losses = tf.nn.sigmoid_cross_entropy_with_logits(labels, logits)
-            loss = tf.reduce_sum(weights * losses) / tf.reduce_sum(weights)
-        variables = network.trainable_variables
-        self.optimizer.apply(tape.gradient(loss, variables), variables)
-        return loss
+    def _step(self, inputs, rows, goal_parts, goal_rows, labels, weights):
+        """Adam's step on L = Σ_b w_b CE(label_b, logit_b) / Σ_b w_b over the batch's
+        (state row, goal row) pairs [B]. L is a sum over the goal ranges of ``goal_parts``:
+        each range's goals are encoded (`SentenceEncoder.over_prefix_tree`) and its examples
+        scored, with their loss and gradient, apart from the other ranges'. The ranges' graphs
+        do not wait for each other, so the inter-op threads run them side by side (a step's
+        products are too small for one op to gain from two cores); the gradient is their
+        sum, the whole batch's up to float rounding. Returns L."""
+        network, variables = self.network, self.network.trainable_variables
+        total = tf.reduce_sum(weights)
+        losses, gradients = [], []
+        for start, stop, tree in goal_parts:
+            picked = tf.where((goal_rows >= start) & (goal_rows < stop))[:, 0]
+            with tf.GradientTape() as tape:
+                embeddings = network.encoder.over_prefix_tree(tree)  # [stop − start, E]
+                logits = network.training_logits(
+                    tf.gather(inputs, tf.gather(rows, picked)),
+                    embeddings,
+                    tf.gather(goal_rows, picked) - start,
+                )
+                cross_entropy = tf.nn.sigmoid_cross_entropy_with_logits(
+                    tf.gather(labels, picked), logits
+                )
+                losses.append(tf.reduce_sum(tf.gather(weights, picked) * cross_entropy) / total)
+            gradients.append(
+                [tf.convert_to_tensor(g) for g in tape.gradient(losses[-1], variables)]
+            )
+        self.optimizer.apply([tf.add_n(parts) for parts in zip(*gradients)], variables)
+        return tf.add_n(losses)
 
     def _held_out_f1(self, goal_tokens, held_states, held_labels):
         return tf.cond(

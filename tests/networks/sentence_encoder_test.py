@@ -4,7 +4,7 @@ import tensorflow as tf
 
 from imagine_tf.language.vocabulary import Vocabulary
 from imagine_tf.networks.gated_attention import GatedAttention
-from imagine_tf.networks.sentence_encoder import SentenceEncoder
+from imagine_tf.networks.sentence_encoder import SentenceEncoder, prefix_tree
 
 VOCABULARY = Vocabulary.default()
 
@@ -89,3 +89,25 @@ def test_the_direct_lstm_equals_keras_lstm_on_one_hot_words():
         tape.gradient(direct_loss, layer.trainable_variables),
     ):
         np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-5)
+
+
+def test_the_prefix_tree_gives_each_goals_embedding_and_its_gradients():
+    from imagine_tf.language import grammar
+
+    layer = encoder()
+    ids = VOCABULARY.encode(list(grammar.one_object_goals()))
+    tree = prefix_tree(ids)
+    rows = [int(tf.size(words)) for words in tree.words]
+    assert rows[0] == len({row[0] for row in ids}) and rows[-1] == len(ids)
+    assert sum(rows) < 0.7 * ids.size  # shared prefixes are computed once
+    with tf.GradientTape(persistent=True) as tape:
+        direct, shared = layer(tf.constant(ids)), layer.over_prefix_tree(tree)
+        direct_loss, shared_loss = tf.reduce_sum(direct**3), tf.reduce_sum(shared**3)
+    np.testing.assert_allclose(shared, direct, atol=1e-6)
+    for a, b in zip(
+        tape.gradient(direct_loss, layer.trainable_variables),
+        tape.gradient(shared_loss, layer.trainable_variables),
+    ):
+        np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-5)
+    with pytest.raises(ValueError, match=r"token ids \[G, L\], got shape \(4,\)"):
+        prefix_tree(ids[0])

@@ -78,3 +78,52 @@ def test_the_held_out_f1_is_the_mean_over_goals_with_a_positive_state():
     expected = np.nanmean(f1_per_goal(score_matrix(network, states, tokens) > 0.5, labels).numpy())
     np.testing.assert_allclose(epoch.held_out_f1(tokens, states, labels), expected, rtol=1e-6)
     assert epoch.held_out_f1(tokens, states[:0], labels[:0]) == 0.0
+
+
+class _WholeBatchEpoch(CompiledRewardEpoch):
+    """The step as the reference writes it: every present goal encoded from its ids, the
+    whole batch's mean weighted cross-entropy, one gradient."""
+
+    def _step(self, inputs, rows, goal_parts, goal_rows, labels, weights):
+        network = self.network
+        tokens = tf.concat([tf.gather(self.tokens, tf.range(s, e)) for s, e, _ in goal_parts], 0)
+        with tf.GradientTape() as tape:
+            logits = network.training_logits(
+                tf.gather(inputs, rows), network.encoder(tokens), goal_rows
+            )
+            losses = tf.nn.sigmoid_cross_entropy_with_logits(labels, logits)
+            loss = tf.reduce_sum(weights * losses) / tf.reduce_sum(weights)
+        variables = network.trainable_variables
+        self.optimizer.apply(tape.gradient(loss, variables), variables)
+        return loss
+
+
+def test_steps_over_goal_ranges_and_prefix_trees_equal_whole_batch_steps():
+    from imagine_tf.language import grammar
+
+    vocabulary, rng = Vocabulary.default(), np.random.default_rng(0)
+    goals = list(grammar.one_object_goals())[:60]
+    tokens = vocabulary.encode(goals)
+    memory = RewardMemory(400, 240, max_goals=len(goals))
+    states = rng.uniform(-1, 1, size=(400, 240)).astype(np.float32)
+    memory.add(states, rng.uniform(size=(400, len(goals))) < 0.2)
+    held = memory.held_out_rows(num_new=50)
+    tables = memory.sampling_tables(exclude_rows=held)
+    weights = {}
+    for name, parts in (("whole", 1), ("one", 1), ("two", 2), ("three", 3)):
+        tf.keras.utils.set_random_seed(0)
+        network = RewardNetwork("ma", vocabulary.words[1:], vocabulary.max_length)
+        network({"state": states[:1], "goal": tokens[:1]})
+        initial = network.get_weights()
+        adam = Adam()
+        adam.build(network.trainable_variables)
+        kind = _WholeBatchEpoch if name == "whole" else CompiledRewardEpoch
+        epoch = kind(network, adam, batch_size=128, seed=5, parts=parts)
+        epoch.tokens = tf.constant(tokens[tables.present])
+        epoch.bind(tables, tokens, memory.states[held], memory.positives[held])(5)
+        weights[name] = network.get_weights()
+    for name in ("one", "two", "three"):  # the same batches and steps, up to float rounding
+        for got, expected in zip(weights[name], weights["whole"]):
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    moved = [np.abs(a - b).max() for a, b in zip(weights["whole"], initial)]
+    assert min(moved[:3]) > 1e-3  # the steps trained the encoder (kernel, recurrent, bias)
