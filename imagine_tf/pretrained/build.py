@@ -1,13 +1,17 @@
 """`imagine-tf pretrained build`: ``models/`` from a finished agent run and the other seeds of
 its configuration.
 
-1. checks the runs: each finished (config.json, a checkpoint, progress.jsonl, an eval.json of
-   its last epoch), all of one configuration but their seeds, the shipped run among them;
+1. checks the runs: each finished (config.json, progress.jsonl, an evaluation of its last
+   epoch: eval.json or ``evaluations/epoch_NNNN.json``; the shipped run also its checkpoint),
+   all of one configuration but their seeds, the shipped run among them. The other seeds may
+   be an experiment's compact records (`experiments/cells.py`'s kept cells, without
+   checkpoints);
 2. copies the shipped run's records (config, gin files, fork.json, progress.jsonl, eval.json)
    and writes its networks-only checkpoint (`write_networks_checkpoint`: no optimizer state,
    target networks, reward memory or replay), then exports its reward model (version 1);
 3. measures the shipped copy (`measures`: SR, the check, reward F1 of the checkpoint's
-   network and of the SavedModel) and every seed's run (SR from its eval.json, F1 measured);
+   network and of the SavedModel) and every seed's run (SR per type from its evaluation; F1
+   measured where its checkpoint is, else the F1 its run recorded);
 4. writes ``card.json`` (`write_record`, whole) and ``README.md`` from it (`card.render_readme`).
 """
 
@@ -26,7 +30,7 @@ from imagine_tf.analysis.run_evaluation import evaluate_run
 from imagine_tf.analysis.success_report import run_logs
 from imagine_tf.atomic_files import write_record, write_text_atomically
 from imagine_tf.pretrained import measures
-from imagine_tf.pretrained.card import METRICS, render_readme
+from imagine_tf.pretrained.card import SPREAD_METRICS, render_readme
 from imagine_tf.pretrained.location import CARD, README
 from imagine_tf.pretrained.provenance import data_summary, provenance
 from imagine_tf.reward.export import export_reward_model
@@ -73,24 +77,32 @@ class BuildRequest:
     code_version: str
 
 
-def _records(run: pathlib.Path) -> tuple[dict, list[dict], dict]:
-    """(config.json, progress records, eval.json) of a finished run; `BuildError` if not."""
-    missing = [
-        name
-        for name in (run_layout.CONFIG_JSON, run_layout.PROGRESS, run_layout.EVAL_JSON)
-        if not (run / name).is_file()
-    ]
-    if missing or not (run / run_layout.CHECKPOINT).is_dir():
+def _evaluation_path(run: pathlib.Path, progress: list[dict]) -> pathlib.Path:
+    """The run's eval.json, else its kept evaluation of its last epoch."""
+    if (run / run_layout.EVAL_JSON).is_file() or not progress:
+        return run / run_layout.EVAL_JSON
+    return run / run_layout.EVALUATIONS / f"epoch_{progress[-1]['epoch']:04d}.json"
+
+
+def _records(run: pathlib.Path, checkpoint: bool = True) -> tuple[dict, list[dict], dict]:
+    """(config.json, progress records, the last epoch's evaluation) of a finished run (with
+    its checkpoint if ``checkpoint``); `BuildError` if not."""
+    progress = run_logs(run) if (run / run_layout.PROGRESS).is_file() else []
+    evaluation_path = _evaluation_path(run, progress)
+    required = [run / run_layout.CONFIG_JSON, run / run_layout.PROGRESS, evaluation_path]
+    missing = [str(path.relative_to(run)) for path in required if not path.is_file()]
+    if checkpoint and not (run / run_layout.CHECKPOINT).is_dir():
+        missing.append(run_layout.CHECKPOINT)
+    if missing:
         raise BuildError(
-            f"{run} is not a finished, evaluated agent run (missing: "
-            f"{', '.join(missing or [run_layout.CHECKPOINT])}). Give runs of `imagine-tf train` "
-            "read by `imagine-tf eval` (an experiment's cells are)."
+            f"{run} is not a finished, evaluated agent run (missing: {', '.join(missing)}). "
+            "Give runs of `imagine-tf train` read by `imagine-tf eval` (an experiment's cells "
+            "are; the other seeds may be its kept cells, without checkpoints)."
         )
-    progress = run_logs(run)
-    evaluation = json.loads((run / run_layout.EVAL_JSON).read_text())
+    evaluation = json.loads(evaluation_path.read_text())
     if not progress or evaluation.get("epoch") != progress[-1]["epoch"]:
         raise BuildError(
-            f"{run}/eval.json is of epoch {evaluation.get('epoch')}, its last epoch is "
+            f"{evaluation_path} is of epoch {evaluation.get('epoch')}, its last epoch is "
             f"{progress[-1]['epoch'] if progress else None}: evaluate it again with "
             f"`imagine-tf eval --root-dir {run} --repetitions 30`."
         )
@@ -108,7 +120,9 @@ def check_runs(run: pathlib.Path, seed_runs: list[pathlib.Path]) -> dict:
         )
     if run.resolve() not in {path.resolve() for path in seed_runs}:
         raise BuildError(f"--run {run} is not among --seed-runs {[str(p) for p in seed_runs]}.")
-    records = {path: _records(path) for path in seed_runs}
+    records = {
+        path: _records(path, checkpoint=path.resolve() == run.resolve()) for path in seed_runs
+    }
     reference, _, first_eval = records[run]
     reference = flat_config(reference)  # either layout of config.json gives the same keys
     for path, (config, _, evaluation) in records.items():
@@ -170,16 +184,35 @@ def _shipped_figures(target: pathlib.Path, evaluation: dict, progress: list, pro
 
 
 def _seed_figures(path: pathlib.Path, records: tuple, probes) -> dict:
-    """A seed's SR (its eval.json), its reward's F1 measured on the probes, what it recorded."""
+    """A seed's SR and test SR per type (its evaluation), its reward's F1 measured on the
+    probes (None without its checkpoint) and the test-goal F1 its run recorded."""
     config, progress, evaluation = records
-    network, _ = load_reward_network(path)
+    if (path / run_layout.CHECKPOINT).is_dir():
+        f1 = measures.reward_f1(load_reward_network(path)[0], probes)
+    else:
+        f1 = {"train_goal_f1": None, "test_goal_f1": None}
     return {
         "seed": config["seed"],
         "epoch": evaluation["epoch"],
         "train_success": evaluation["train_success"],
         "test_success": evaluation["test_success"],
-        **measures.reward_f1(network, probes),
+        "per_type": evaluation.get("per_type"),
+        **f1,
         "recorded_test_goal_f1": progress[-1].get("reward_test_goal_f1"),
+    }
+
+
+def seed_spread(seeds: dict) -> dict:
+    """`measures.spread` of each figure over the seeds that have it: METRICS, the recorded
+    test-goal F1 and the test SR of each type (``type_1`` …)."""
+    values = {metric: [s[metric] for s in seeds.values()] for metric in SPREAD_METRICS}
+    for figures in seeds.values():
+        for kind, rate in (figures.get("per_type") or {}).items():
+            values.setdefault(f"type_{kind}", []).append(rate)
+    return {
+        metric: measures.spread([v for v in found if v is not None])
+        for metric, found in values.items()
+        if any(v is not None for v in found)
     }
 
 
@@ -246,7 +279,7 @@ def build_models(request: BuildRequest, max_num_objects: int = 10) -> dict:
         "shipped": shipped,
         "seeds": {
             "runs": seeds,
-            "spread": {m: measures.spread([s[m] for s in seeds.values()]) for m in METRICS},
+            "spread": seed_spread(seeds),
         },
         "files": _files(target),
     }

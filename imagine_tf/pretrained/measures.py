@@ -93,17 +93,17 @@ def check_success(
 
 def spread(values: list[float]) -> dict:
     """n, mean, std (ddof 1), min, max of the seeds' values, and the band mean ± 3 std in
-    which a figure measured again must lie (`band`)."""
+    which a figure measured again must lie (`band`; None for one value: no spread)."""
     values = np.asarray(values, float)
     mean = float(values.mean())
-    std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+    std = float(values.std(ddof=1)) if len(values) > 1 else None
     return {
         "n": len(values),
         "mean": mean,
         "std": std,
         "min": float(values.min()),
         "max": float(values.max()),
-        "band": [mean - 3 * std, mean + 3 * std],
+        "band": None if std is None else [mean - 3 * std, mean + 3 * std],
     }
 
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from imagine_tf.cli.main import main
-from imagine_tf.pretrained.build import BuildError, check_runs
+from imagine_tf.pretrained.build import BuildError, _seed_figures, check_runs, seed_spread
 from imagine_tf.pretrained.card import render_readme
 from tests.reward.export_test import TINY_ORACLE_RUN
 
@@ -114,8 +114,12 @@ def test_runs_of_another_configuration_or_unevaluated_are_refused(tmp_path):
     with pytest.raises(BuildError, match="gamma differ"):
         check_runs(run, [run, other])
     (other / "eval.json").unlink()
-    with pytest.raises(BuildError, match=r"missing: eval\.json"):
+    with pytest.raises(BuildError, match=r"missing: evaluations/epoch_0002\.json"):
         check_runs(run, [run, other])
+    shutil.rmtree(run / "checkpoint")  # the shipped run needs its checkpoint, the seeds not
+    with pytest.raises(BuildError, match=r"missing: checkpoint"):
+        check_runs(run, [run, seed1])
+    (run / "checkpoint").mkdir()
     (seed1 / "progress.jsonl").write_text(json.dumps({"epoch": 3}) + "\n")
     with pytest.raises(BuildError, match="eval.json is of epoch 2, its last epoch is 3"):
         check_runs(run, [run, seed1])
@@ -130,3 +134,28 @@ def test_unmatched_seed_runs_or_a_missing_report_are_usage_errors(tmp_path, caps
     assert main([*argv, *seeds, "--experiment-record", str(tmp_path / "no.json")]) == 2
     assert "No experiment report at" in capsys.readouterr().err
     assert not (tmp_path / "models").exists()
+
+
+def test_seeds_given_as_kept_cells_count_by_their_records(tmp_path):
+    """An experiment's kept cell (no checkpoint, its evaluation under evaluations/): its SR per
+    type and recorded F1 enter the spread; the F1 the build measures has the shipped seed's."""
+    run = records_only(tmp_path, "a_s0", 0)
+    cell = records_only(tmp_path, "a_s1", 1)
+    shutil.rmtree(cell / "checkpoint")
+    evaluation = json.loads((cell / "eval.json").read_text())
+    (cell / "eval.json").unlink()
+    (cell / "evaluations").mkdir()
+    evaluation.update(train_success=0.5, per_type={"1": 0.4, "5": 0.2})
+    (cell / "evaluations" / "epoch_0002.json").write_text(json.dumps(evaluation))
+    (cell / "progress.jsonl").write_text(json.dumps({"epoch": 2, "reward_test_goal_f1": 0.3}))
+    records = check_runs(run, [run, cell])
+    figures = _seed_figures(cell, records[cell], probes=None)
+    assert figures["train_success"] == 0.5 and figures["per_type"] == {"1": 0.4, "5": 0.2}
+    assert figures["train_goal_f1"] is None and figures["recorded_test_goal_f1"] == 0.3
+    shipped = {**figures, "seed": 0, "train_success": 0.1, "train_goal_f1": 0.9}
+    shipped.update(test_goal_f1=0.8, per_type={"1": 0.6}, recorded_test_goal_f1=None)
+    spread = seed_spread({"a_s0": shipped, "a_s1": figures})
+    assert spread["train_success"]["n"] == 2 and spread["train_success"]["mean"] == 0.3
+    assert spread["train_goal_f1"] == {**spread["train_goal_f1"], "n": 1, "band": None}
+    assert spread["type_1"]["n"] == 2 and spread["type_5"]["n"] == 1
+    assert spread["recorded_test_goal_f1"]["mean"] == 0.3
