@@ -45,6 +45,8 @@ class Ddpg(tf.Module):
       target_update_period: updates between two Polyak moves (50 = once per cycle).
       action_l2: λ of the action penalty (1.0).
       clip_targets: clip TD targets to [−1 / (1 − γ), 0].
+      reduce_gradients: applied to each step's gradients before Adam (None: as they are;
+        `data_parallel.GradientAllReduce`: summed over data-parallel workers).
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class Ddpg(tf.Module):
         target_update_period: int = 50,
         action_l2: float = 1.0,
         clip_targets: bool = True,
+        reduce_gradients=None,
         name: str = "ddpg",
     ):
         super().__init__(name=name)
@@ -76,6 +79,7 @@ class Ddpg(tf.Module):
         self.gamma, self.polyak, self.action_l2 = float(gamma), float(polyak), float(action_l2)
         self.target_update_period = int(target_update_period)
         self.target_bounds = (-1.0 / (1.0 - gamma), 0.0) if clip_targets else None
+        self.reduce_gradients = reduce_gradients or (lambda gradients: gradients)
 
     def td_targets(self, next_observation: dict, rewards: tf.Tensor) -> tf.Tensor:
         """y = r + γ Q′(s′, π′(s′)), clipped to [−1 / (1 − γ), 0]: float32 [B] from
@@ -114,7 +118,8 @@ class Ddpg(tf.Module):
             tape.watch(critic_variables)
             q_values, _ = self.critic_network((observation, actions), training=True)
             critic_loss = tf.reduce_mean(tf.square(targets - q_values))
-        self.critic_optimizer.apply(tape.gradient(critic_loss, critic_variables), critic_variables)
+        gradients = self.reduce_gradients(tape.gradient(critic_loss, critic_variables))
+        self.critic_optimizer.apply(gradients, critic_variables)
         return critic_loss
 
     def actor_step(self, observation: dict) -> tf.Tensor:
@@ -127,7 +132,8 @@ class Ddpg(tf.Module):
             policy_q, _ = self.critic_network((observation, policy_actions), training=False)
             penalty = self.action_l2 * tf.reduce_mean(tf.square(policy_actions))
             actor_loss = -tf.reduce_mean(policy_q) + penalty
-        self.actor_optimizer.apply(tape.gradient(actor_loss, actor_variables), actor_variables)
+        gradients = self.reduce_gradients(tape.gradient(actor_loss, actor_variables))
+        self.actor_optimizer.apply(gradients, actor_variables)
         return actor_loss
 
     def count_update(self) -> None:
