@@ -42,7 +42,14 @@ def cluster() -> str:
     return ",".join(f"127.0.0.1:{free_port()}" for _ in range(2))
 
 
-@pytest.mark.parametrize("reduction", ["sum", pytest.param("mean", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "reduction",  # "_cycle": the steps as `UpdateCycle._steps` pipelines them, in one graph
+    [
+        "sum_cycle",
+        pytest.param("sum", marks=pytest.mark.slow),
+        pytest.param("mean", marks=pytest.mark.slow),
+    ],
+)
 def test_two_workers_stay_equal_and_step_as_one_learner_on_both_batches(tmp_path, reduction):
     workers = cluster()
     processes = [start(workers, i, reduction, 3, tmp_path / f"w{i}.npz") for i in (0, 1)]

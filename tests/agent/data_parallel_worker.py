@@ -1,7 +1,9 @@
 """One data-parallel DDPG worker for tests/agent/data_parallel_test.py (run as a script).
 
-    python -m tests.agent.data_parallel_worker WORKERS INDEX REDUCTION STEPS OUT.npz [PAUSE]
+    python -m tests.agent.data_parallel_worker WORKERS INDEX REDUCTION[_cycle] STEPS OUT.npz [PAUSE]
 
+REDUCTION_cycle runs the STEPS as one cycle does (`UpdateCycle._steps` in one graph: the critic
+step of update i + 1 beside the actor step of update i, two all-reduces at once).
 WORKERS: HOST:PORT,... (empty: one process, no strategy, on the batches of every worker put
 together, its gradient times the workers' count for REDUCTION "sum"). The worker takes STEPS `Ddpg.update`s of the MA networks (hidden 32) on its share
 of fixed transitions (2 workers × 16), then writes the weights of the actor, the critic and
@@ -40,6 +42,9 @@ def transitions(rows: slice):
 def main(workers: str, index: int, reduction: str, steps: int, out: str, pause: float = 0.0):
     from imagine_tf.agent.data_parallel import GradientAllReduce, worker_strategy
 
+    as_cycle = reduction.endswith("_cycle")  # the steps as a cycle runs them
+    reduction = reduction.removesuffix("_cycle")
+
     strategy = worker_strategy(workers.split(","), index, timeout_seconds=5) if workers else None
     import tensorflow as tf
 
@@ -65,6 +70,21 @@ def main(workers: str, index: int, reduction: str, steps: int, out: str, pause: 
     @tf.function(autograph=False)
     def update():
         return ddpg.update(first, actions, ddpg.td_targets(second, rewards))
+
+    if as_cycle:  # `UpdateCycle._steps`: critic step i + 1 beside actor step i
+        from types import SimpleNamespace
+
+        from imagine_tf.agent.update_cycle import UpdateCycle
+
+        count = steps
+        stacked = [tf.stack([x] * count) for x in (first["state"], first["goal"], actions)]
+
+        @tf.function(autograph=False)
+        def cycle():
+            targets = tf.stack([ddpg.td_targets(second, rewards)] * count)
+            return UpdateCycle._steps(SimpleNamespace(ddpg=ddpg), *stacked, targets)
+
+        update, steps = cycle, 1
 
     initial = {f"initial/{i}": v.numpy() for i, v in enumerate(critic.trainable_variables)}
     for step in range(steps):
