@@ -19,9 +19,14 @@ pytestmark = pytest.mark.timeout(180)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def start(workers: str, index: int, reduction: str, steps: int, out, *pause) -> subprocess.Popen:
-    command = [sys.executable, "-m", "tests.agent.data_parallel_worker", workers, str(index)]
-    command += [reduction, str(steps), str(out), *map(str, pause)]
+def start(workers: str, index: int, reduction: str, out, *options) -> subprocess.Popen:
+    """A worker (`imagine_tf.benchmarks.data_parallel_worker`): 3 updates of MA networks of
+    width 32 on its 16 transitions, its weights to ``out``."""
+    command = [sys.executable, "-m", "imagine_tf.benchmarks.data_parallel_worker"]
+    command += ["--workers", workers, "--index", str(index), "--weights", str(out)]
+    command += ["--reduction", reduction.removesuffix("_cycle"), *options]
+    if reduction.endswith("_cycle"):
+        command.append("--cycle")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     return subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -52,8 +57,8 @@ def cluster() -> str:
 )
 def test_two_workers_stay_equal_and_step_as_one_learner_on_both_batches(tmp_path, reduction):
     workers = cluster()
-    processes = [start(workers, i, reduction, 3, tmp_path / f"w{i}.npz") for i in (0, 1)]
-    single = start("", 0, reduction, 3, tmp_path / "single.npz")
+    processes = [start(workers, i, reduction, tmp_path / f"w{i}.npz") for i in (0, 1)]
+    single = start("", 0, reduction, tmp_path / "single.npz")
     for process in (*processes, single):
         output = finish(process)
         assert process.returncode == 0, output[-3000:]
@@ -71,8 +76,10 @@ def test_two_workers_stay_equal_and_step_as_one_learner_on_both_batches(tmp_path
 
 def test_a_killed_peer_stops_the_other_worker_within_the_collective_timeout(tmp_path):
     workers = cluster()
-    survivor = start(workers, 0, "sum", 3, tmp_path / "w0.npz")
-    victim = start(workers, 1, "sum", 3, tmp_path / "w1.npz", 60)  # sleeps after its 1st step
+    survivor = start(workers, 0, "sum", tmp_path / "w0.npz")
+    victim = start(
+        workers, 1, "sum", tmp_path / "w1.npz", "--pause", "60"
+    )  # sleeps after its 1st step
     stepped, deadline = tmp_path / "w1.npz.stepped", time.monotonic() + 90
     while not stepped.exists() and time.monotonic() < deadline and victim.poll() is None:
         time.sleep(0.2)
