@@ -29,6 +29,13 @@ def _run_benchmark(args: argparse.Namespace) -> dict:
         from imagine_tf.benchmarks.serving_bench import run_serving_benchmark
 
         return run_serving_benchmark(soak_seconds=args.soak_seconds, quick=args.quick)
+    if args.target == "distributed" and args.learners:
+        from imagine_tf.benchmarks.data_parallel_bench import run_data_parallel_benchmark
+
+        if min(args.learners) < 1:
+            raise UsageError(f"--learners must be >= 1 each, got {args.learners}.")
+        steps = 20 if args.quick else 200
+        return run_data_parallel_benchmark(tuple(args.learners), steps=steps)
     if args.target == "distributed":
         from imagine_tf.benchmarks.distributed_bench import run_distributed_benchmark
 
@@ -99,6 +106,13 @@ def add_commands(commands) -> None:
         "--conditions",
         help="what else ran on the machine, written into the record (it also holds the load "
         "averages at the start and the end)",
+    )
+    bench.add_argument(
+        "--learners",
+        type=int,
+        nargs="+",
+        help="distributed: time data-parallel learners instead (K processes of one thread, "
+        "gradients all-reduced), for each K given",
     )
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--out", help="also write the JSON results to this file")
