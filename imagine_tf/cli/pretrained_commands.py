@@ -91,11 +91,12 @@ def _build_command(args: argparse.Namespace) -> int:
         card = build_models(request, args.max_num_objects)
     except (BuildError, ProvenanceError, FileNotFoundError) as error:
         raise UsageError(str(error)) from None
-    spread = card["seeds"]["spread"]
-    for metric, figures in spread.items():
+    from imagine_tf.pretrained.card import figure_text, shipped_figure
+
+    for metric, figures in card["seeds"]["spread"].items():
         print(
-            f"{metric}: shipped {card['shipped'][metric]:.3f}; {figures['n']} seeds "
-            f"{figures['mean']:.3f} ± {figures['std']:.3f}"
+            f"{metric}: shipped {figure_text(shipped_figure(card['shipped'], metric))}; "
+            f"{figures['n']} seeds {figure_text(figures['mean'])} ± {figure_text(figures['std'])}"
         )
     print(f"wrote {args.out}/card.json, README.md and {card['agent']['directory']}/ "
           f"({card['total_bytes'] / 1e6:.1f} MB)")  # fmt: skip

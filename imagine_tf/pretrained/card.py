@@ -20,7 +20,8 @@ LABELS = {
 }
 
 
-def _f(value) -> str:
+def figure_text(value) -> str:
+    """A figure with 3 decimals; "–" for None (not measured)."""
     return "–" if value is None else f"{value:.3f}"
 
 
@@ -133,10 +134,14 @@ def _data(card: dict) -> list[str]:
 
 
 def _band(s: dict) -> str:
-    return "– (one seed)" if s["band"] is None else f"{_f(s['band'][0])} – {_f(s['band'][1])}"
+    return (
+        "– (one seed)"
+        if s["band"] is None
+        else f"{figure_text(s['band'][0])} – {figure_text(s['band'][1])}"
+    )
 
 
-def _shipped_figure(shipped: dict, metric: str):
+def shipped_figure(shipped: dict, metric: str):
     """The shipped model's value of a spread metric (None if the build has none)."""
     if metric.startswith("type_"):
         return (shipped.get("per_type") or {}).get(metric[len("type_") :])
@@ -149,7 +154,7 @@ def _seed_row(r: dict) -> str:
     types = r.get("per_type") or {}
     cells = [r["train_success"], r["test_success"], *(types.get(k) for k in "12345")]
     cells += [r["train_goal_f1"], r["test_goal_f1"], r.get("recorded_test_goal_f1")]
-    return f"| {r['seed']} | " + " | ".join(_f(v) for v in cells) + " |"
+    return f"| {r['seed']} | " + " | ".join(figure_text(v) for v in cells) + " |"
 
 
 def _figures(card: dict) -> list[str]:
@@ -168,11 +173,13 @@ def _figures(card: dict) -> list[str]:
     for metric in [m for m in LABELS if m in spread]:
         s = spread[metric]
         lines.append(
-            f"| {LABELS[metric]} | {_f(_shipped_figure(shipped, metric))} | {s['n']} | "
-            f"{_f(s['mean'])} ± {_f(s['std'])} | {_f(s['min'])} – {_f(s['max'])} | {_band(s)} |"
+            f"| {LABELS[metric]} | {figure_text(shipped_figure(shipped, metric))} | {s['n']} | "
+            f"{figure_text(s['mean'])} ± {figure_text(s['std'])} | {figure_text(s['min'])} – {figure_text(s['max'])} | {_band(s)} |"
         )
     sr, f1 = measures["success_rate"], measures["reward_f1"]
-    predicates = ", ".join(f"{k} {_f(v)}" for k, v in shipped["train_per_predicate"].items())
+    predicates = ", ".join(
+        f"{k} {figure_text(v)}" for k, v in shipped["train_per_predicate"].items()
+    )
     lines += [
         "",
         f"SR: the noise-free policy, {sr['episodes_per_goal']} episodes per goal (seed "
@@ -223,20 +230,20 @@ def _checks(card: dict) -> list[str]:
         "## Checks",
         "",
         f"* Measured again by the build, the shipped copy gives {_agrees(again)} what the run "
-        f"recorded: train / test SR {_f(shipped['train_success'])} / "
-        f"{_f(shipped['test_success'])} (its eval.json: {_f(recorded['train_success'])} / "
-        f"{_f(recorded['test_success'])}), reward F1 on the test goals "
-        f"{_f(shipped['test_goal_f1'])} (its last epoch's record: "
-        f"{_f(recorded['test_goal_f1'])}).",
+        f"recorded: train / test SR {figure_text(shipped['train_success'])} / "
+        f"{figure_text(shipped['test_success'])} (its eval.json: {figure_text(recorded['train_success'])} / "
+        f"{figure_text(recorded['test_success'])}), reward F1 on the test goals "
+        f"{figure_text(shipped['test_goal_f1'])} (its last epoch's record: "
+        f"{figure_text(recorded['test_goal_f1'])}).",
         f"* The served SavedModel scores "
         f"{_agrees([(served[k], shipped[k]) for k in ('train_goal_f1', 'test_goal_f1')])} the "
-        f"checkpoint's network: reward F1 {_f(served['train_goal_f1'])} / "
-        f"{_f(served['test_goal_f1'])} on the training / test goals.",
+        f"checkpoint's network: reward F1 {figure_text(served['train_goal_f1'])} / "
+        f"{figure_text(served['test_goal_f1'])} on the training / test goals.",
         "* `tests/pretrained/pretrained_test.py` loads the shipped models and measures again "
         f"the check (train SR over {check['episodes_per_goal']} episodes per goal, seed "
-        f"{check['seed']}: {_f(shipped['check_train_success'])} at the build) and both reward "
+        f"{check['seed']}: {figure_text(shipped['check_train_success'])} at the build) and both reward "
         "F1s through the SavedModel. Each must lie in its band, the seeds' mean ± 3 std "
-        f"(train SR: {_f(band[0])} – {_f(band[1])}), and within {check['tolerance']} of the "
+        f"(train SR: {figure_text(band[0])} – {figure_text(band[1])}), and within {check['tolerance']} of the "
         "card's figure (rounding on another CPU may flip an episode or a borderline "
         f"probability). The min – max of {n} seeds would hold a further seed of the "
         f"configuration with probability (n − 1) / (n + 1) = {(n - 1) / (n + 1):.2f} only, too "
@@ -273,7 +280,7 @@ def render_readme(card: dict) -> str:
         f"Its budget: {card['data']['episodes']:,} episodes and {card['data']['updates']:,} "
         f"updates of {card['data']['batch_size']} transitions (the authors' released agent: "
         "100,200 episodes, 417,500 updates of 6 × 256); its train / test success rate is "
-        f"{_f(shipped['train_success'])} / {_f(shipped['test_success'])}.",
+        f"{figure_text(shipped['train_success'])} / {figure_text(shipped['test_success'])}.",
         "",
     ]
     for part in (_usage, _files, _making, _data, _figures, _checks):

@@ -15,7 +15,7 @@ import tensorflow as tf
 
 from imagine_tf.cli.main import main
 from imagine_tf.pretrained import location, measures
-from imagine_tf.pretrained.card import METRICS, _f, render_readme
+from imagine_tf.pretrained.card import METRICS, figure_text, render_readme
 from imagine_tf.pretrained.play import load_pretrained_agent, play_agent
 
 pytestmark = pytest.mark.timeout(300)
@@ -99,7 +99,9 @@ def test_the_results_page_quotes_the_card(card):
     section = section[: section.index("\n## ")]
     shipped, spread = card["shipped"], card["seeds"]["spread"]
     assert "{:.3f} / {:.3f}; {:.3f} / {:.3f}".format(*(shipped[m] for m in METRICS)) in section
-    seeds = [_f(spread[m]["mean"]) + " ± " + _f(spread[m]["std"]) for m in METRICS]
+    seeds = [
+        figure_text(spread[m]["mean"]) + " ± " + figure_text(spread[m]["std"]) for m in METRICS
+    ]
     assert "{} / {}; {} / {}".format(*seeds) in section
 
 
