@@ -100,6 +100,7 @@ def main(argv=None) -> None:
     from imagine_tf.agent.data_parallel import GradientAllReduce, worker_strategy
 
     tf.config.threading.set_intra_op_parallelism_threads(1)  # one core per worker
+    tf.config.threading.set_inter_op_parallelism_threads(1)
     workers = [w for w in args.workers.split(",") if w]
     strategy = worker_strategy(workers, args.index, args.timeout) if workers else None
     if strategy:
