@@ -1,4 +1,4 @@
-"""One data-parallel DDPG worker process (`agent/data_parallel.py`), for the data-parallel test
+"""One data-parallel DDPG worker process (`distributed/data_parallel.py`), for the data-parallel test
 and benchmark: MA actor and critic, `Ddpg.update`s on its share of fixed transitions.
 
     python -m imagine_tf.benchmarks.data_parallel_worker --workers H:P,H:P --index I \
@@ -97,7 +97,7 @@ def main(argv=None) -> None:
     args = parse(argv)
     import tensorflow as tf
 
-    from imagine_tf.agent.data_parallel import GradientAllReduce, worker_strategy
+    from imagine_tf.distributed.data_parallel import GradientAllReduce, worker_strategy
 
     tf.config.threading.set_intra_op_parallelism_threads(1)  # one core per worker
     tf.config.threading.set_inter_op_parallelism_threads(1)

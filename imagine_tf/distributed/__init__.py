@@ -13,6 +13,7 @@ it and publishes the weights back. Here:
 * `VariableContainer` (`variable_container`): weights and the run's configuration, learner ->
   actors, as TF-Agents' ``ReverbVariableContainer`` does.
 * `codec`: dicts of arrays <-> the flat lists of arrays of Reverb items.
+* `data_parallel`: K learner processes' gradients all-reduced (MultiWorkerMirroredStrategy).
 * `address`, `backoff`, `errors`, `table_io`: ``HOST:PORT`` and ports, retries with a deadline,
   the errors users act on, and bounded Reverb calls: no call of this package blocks forever.
 """
@@ -26,6 +27,7 @@ _MODULES = {
     "address": ("check_port_free", "format_address", "free_port", "parse_address"),
     "backoff": ("call_with_backoff", "is_connection_error"),
     "codec": ("array_text", "decode", "encode", "text_array"),
+    "data_parallel": ("GradientAllReduce", "worker_strategy"),
     "episode_queue": ("EpisodeReader", "EpisodeWriter"),
     "errors": ("PortInUse", "ReplayServerUnavailable"),
     "replay_server": (

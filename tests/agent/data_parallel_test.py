@@ -1,4 +1,4 @@
-"""Data-parallel DDPG workers (`agent/data_parallel.py`) as real processes on 127.0.0.1 under
+"""Data-parallel DDPG workers (`distributed/data_parallel.py`) as real processes on 127.0.0.1 under
 MultiWorkerMirroredStrategy: equal weights after every run of steps, the same steps as one
 learner on their batches put together, and a bounded failure when a peer is killed."""
 
@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from imagine_tf.agent.data_parallel import GradientAllReduce, worker_strategy
+from imagine_tf.distributed.data_parallel import GradientAllReduce, worker_strategy
 from imagine_tf.distributed.address import free_port
 
 pytestmark = pytest.mark.timeout(180)
