@@ -8,7 +8,7 @@ over gRPC, ring all-reduce) and the reduction is the only change to `Ddpg`: its
 ``reduce_gradients`` hook (`Ddpg.critic_step`, `Ddpg.actor_step`) goes through
 `GradientAllReduce`. The networks, their targets and the optimizers stay ordinary variables of
 each process, created from the same seed: equal inputs to equal ops keep them equal, step after
-step (`tests/agent/data_parallel_test.py` compares them and checks the parity with one learner
+step (`tests/distributed/data_parallel_test.py` compares them and checks the parity with one learner
 on the workers' batches put together).
 
 ``reduction``: ``"sum"`` (the reference's; one step sees K × B transitions with the gradient

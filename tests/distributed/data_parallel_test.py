@@ -16,7 +16,7 @@ from imagine_tf.distributed.address import free_port
 
 pytestmark = pytest.mark.timeout(180)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 
 
 def start(workers: str, index: int, reduction: str, out, *options) -> subprocess.Popen:
