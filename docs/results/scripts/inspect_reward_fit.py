@@ -79,4 +79,6 @@ record = {
 }
 pathlib.Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
 for run, row in record["runs"].items():
-    print(run, row["epoch"], {k: round(row[k]["mean_f1"], 3) for k in ("all", "Go", "Grasp", "Grow")})
+    print(
+        run, row["epoch"], {k: round(row[k]["mean_f1"], 3) for k in ("all", "Go", "Grasp", "Grow")}
+    )
