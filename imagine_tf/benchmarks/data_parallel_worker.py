@@ -42,8 +42,8 @@ def transitions(batch: int, workers: int, rows: slice, tf):
     return first, actions, second, rewards
 
 
-def make_ddpg(hidden: int, reduce_gradients, tf):
-    """The MA actor and critic of width ``hidden`` from seed 0, in a `Ddpg`."""
+def make_ddpg(hidden: int, reduce_gradients, tf, seed: int = 0):
+    """The MA actor and critic of width ``hidden`` from ``seed``, in a `Ddpg`."""
     from tf_agents.specs import tensor_spec
 
     from imagine_tf.agent.actor_network import ActorNetwork
@@ -56,7 +56,7 @@ def make_ddpg(hidden: int, reduce_gradients, tf):
     words, length = vocabulary.words[1:], vocabulary.max_length
     observation_spec = example_observation_spec(3, length)
     action_spec = tensor_spec.BoundedTensorSpec([3], tf.float32, -1.0, 1.0)
-    tf.keras.utils.set_random_seed(0)  # the same weights in every worker
+    tf.keras.utils.set_random_seed(seed)  # the same weights in every worker
     sizes = {"hidden_units": hidden, "latent_units": hidden}
     actor = ActorNetwork(observation_spec, action_spec, "ma", words, length, **sizes)
     critic = CriticNetwork((observation_spec, action_spec), "ma", words, length, **sizes)
@@ -97,18 +97,27 @@ def main(argv=None) -> None:
     args = parse(argv)
     import tensorflow as tf
 
-    from imagine_tf.distributed.data_parallel import GradientAllReduce, worker_strategy
+    from imagine_tf.distributed.data_parallel import (
+        GradientAllReduce,
+        check_same_config,
+        worker_strategy,
+    )
 
     tf.config.threading.set_intra_op_parallelism_threads(1)  # one core per worker
     tf.config.threading.set_inter_op_parallelism_threads(1)
     workers = [w for w in args.workers.split(",") if w]
     strategy = worker_strategy(workers, args.index, args.timeout) if workers else None
+    if strategy:  # the settings that make the workers' steps one step
+        settings = {
+            k: v for k, v in vars(args).items() if k not in ("index", "weights", "timing", "pause")
+        }
+        check_same_config(strategy, {**settings, "seed": args.seed})
     if strategy:
         reduce = GradientAllReduce(strategy, args.reduction)
     else:  # one learner on the workers' batches put together
         scale = args.num_workers if args.reduction == "sum" else 1
         reduce = None if scale == 1 else (lambda grads: [scale * g for g in grads])
-    ddpg = make_ddpg(args.hidden, reduce, tf)
+    ddpg = make_ddpg(args.hidden, reduce, tf, args.seed)
     rows = slice(args.index * args.batch, (args.index + 1) * args.batch) if workers else slice(None)
     data = transitions(args.batch, args.num_workers, rows, tf)
     critic = ddpg.critic_network.trainable_variables
@@ -162,6 +171,7 @@ def parse(argv=None) -> argparse.Namespace:
     parser.add_argument("--weights", help="OUT.npz")
     parser.add_argument("--timing", help="OUT.json")
     parser.add_argument("--pause", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=0, help="the networks' initial weights")
     return parser.parse_args(argv)
 
 

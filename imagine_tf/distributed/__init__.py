@@ -27,7 +27,12 @@ _MODULES = {
     "address": ("check_port_free", "format_address", "free_port", "parse_address"),
     "backoff": ("call_with_backoff", "is_connection_error"),
     "codec": ("array_text", "decode", "encode", "text_array"),
-    "data_parallel": ("GradientAllReduce", "worker_strategy"),
+    "data_parallel": (
+        "ConfigMismatch",
+        "GradientAllReduce",
+        "check_same_config",
+        "worker_strategy",
+    ),
     "episode_queue": ("EpisodeReader", "EpisodeWriter"),
     "errors": ("PortInUse", "ReplayServerUnavailable"),
     "replay_server": (

@@ -16,11 +16,13 @@ of the sum of the K batch means) or ``"mean"`` (the gradient of the mean over th
 transitions: one learner's step on the batches put together).
 
 Every collective has a timeout (``timeout_seconds``): a worker whose peer died fails with
-`tf.errors.DeadlineExceededError` or `UnavailableError` instead of waiting for ever.
+`tf.errors.DeadlineExceededError` or `UnavailableError` instead of waiting for ever. Workers
+started with different settings are refused before any step (`check_same_config`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Sequence
 
 import tensorflow as tf
@@ -79,3 +81,35 @@ class GradientAllReduce:
 
         reduced = self.strategy.run(replica_reduce, args=(dense,))
         return [self.strategy.experimental_local_results(g)[0] for g in reduced]
+
+
+class ConfigMismatch(ValueError):
+    """Data-parallel workers started with configurations that differ (said with what differs)."""
+
+
+def check_same_config(strategy: tf.distribute.Strategy, config: dict) -> None:
+    """Raises `ConfigMismatch` in every worker unless all hold the same ``config`` (a JSON-able
+    dict: the run's settings, seed included): each worker's JSON is all-gathered (one
+    collective, bounded by the strategy's timeout) and compared key by key with worker 0's."""
+    text = json.dumps(config, sort_keys=True).encode()
+    codes = tf.constant(list(text), tf.int32)
+
+    def gather(values):
+        context = tf.distribute.get_replica_context()
+        length = tf.reduce_max(context.all_gather(tf.reshape(tf.size(values), [1]), axis=0))
+        padded = tf.pad(tf.identity(values), [[0, length - tf.size(values)]], constant_values=-1)
+        return context.all_gather(padded[None], axis=0)
+
+    gathered = strategy.experimental_local_results(
+        tf.function(lambda: strategy.run(gather, args=(codes,)), autograph=False)()
+    )[0]
+    configs = [json.loads(bytes(int(c) for c in row if c >= 0)) for row in gathered.numpy()]
+    reference = configs[0]
+    for index, other in enumerate(configs[1:], start=1):
+        differs = sorted(k for k in set(reference) | set(other) if reference.get(k) != other.get(k))
+        if differs:
+            shown = ", ".join(f"{k}: {reference.get(k)!r} vs {other.get(k)!r}" for k in differs)
+            raise ConfigMismatch(
+                f"worker {index}'s configuration differs from worker 0's in {shown}: start every "
+                "worker with the same configuration (only --worker-index differs)."
+            )

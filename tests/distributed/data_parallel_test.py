@@ -95,6 +95,17 @@ def test_a_killed_peer_stops_the_other_worker_within_the_collective_timeout(tmp_
     assert took < 30, took  # the collectives' timeout is 5 s; the heartbeat's ≈ 15 s
 
 
+def test_workers_started_with_other_settings_are_refused_naming_what_differs(tmp_path):
+    workers = cluster()
+    first = start(workers, 0, "sum", tmp_path / "w0.npz", "--seed", "0")
+    second = start(workers, 1, "sum", tmp_path / "w1.npz", "--seed", "1")
+    for process in (first, second):
+        output = finish(process, timeout=90)
+        assert process.returncode != 0
+        assert "worker 1's configuration differs from worker 0's in seed: 0 vs 1" in output, output
+    assert not (tmp_path / "w0.npz").exists() and not (tmp_path / "w1.npz").exists()
+
+
 def test_bad_worker_settings_are_refused_with_what_to_give():
     with pytest.raises(ValueError, match=r"worker index 2 is not among the 2 workers"):
         worker_strategy(["127.0.0.1:1", "127.0.0.1:2"], 2)
