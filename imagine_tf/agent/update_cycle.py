@@ -125,7 +125,9 @@ class UpdateCycle:
         relabelled = self._relabel(states, next_states, fields, num_goals, imagining)
         rewards = relabelled.rewards  # [U, B]
         targets = self._targets(next_states, relabelled.goal_embeddings, rewards)
-        losses = self._steps(states, relabelled.goal_embeddings, fields["actions"], targets)
+        losses = pipelined_steps(
+            self.ddpg, states, relabelled.goal_embeddings, fields["actions"], targets
+        )
         shares = tf.reduce_mean(tf.cast(rewards == 0.0, tf.float32), axis=1)
         return tf.stack([losses, shares], axis=1)
 
@@ -151,38 +153,6 @@ class UpdateCycle:
             parallel_iterations=2,
         )
         return tf.reshape(tf.reshape(targets, [-1])[: count * batch], [count, batch])
-
-    def _steps(self, states, goal_embeddings, actions, targets):
-        """`Ddpg.update` of the U batches in order, pipelined: iteration i runs the actor step
-        of update i and the critic step of update i + 1, which do not wait for each other (the
-        actor step reads the critic before the critic step writes it). Losses [U]."""
-        ddpg, count = self.ddpg, tf.shape(states)[0]
-
-        def observation(i):
-            return {"state": states[i], "goal": goal_embeddings[i]}
-
-        # A call ends at a Polyak move (`run`): the move (`count_update`) can only come after
-        # the last actor step, with no critic step of the next update before it.
-        def step(i, critic_loss, losses):
-            actor_loss = ddpg.actor_step(observation(i))
-            following = tf.minimum(i + 1, count - 1)  # the last iteration: no next update
-            next_critic_loss = tf.cond(
-                i + 1 < count,
-                lambda: ddpg.critic_step(
-                    observation(following), actions[following], targets[following]
-                ),
-                lambda: tf.constant(0.0),
-            )
-            ddpg.count_update()
-            return i + 1, next_critic_loss, losses.write(i, critic_loss + actor_loss)
-
-        first = ddpg.critic_step(observation(0), actions[0], targets[0])
-        _, _, losses = tf.while_loop(
-            lambda i, *_: i < count,
-            step,
-            (tf.constant(0), first, tf.TensorArray(tf.float32, size=count, element_shape=[])),
-        )
-        return losses.stack()
 
     def _relabel(self, states, next_states, fields, num_goals, imagining):
         """`HerRelabeler.relabel_cycle` of the U batches, with candidates and keys drawn as U
@@ -212,3 +182,36 @@ class UpdateCycle:
             final_ids,
             tf.gather(table, tf.maximum(final_ids, 0)),
         )
+
+
+def pipelined_steps(ddpg: Ddpg, states, goal_embeddings, actions, targets):
+    """`Ddpg.update` of the U batches in order, pipelined: iteration i runs the actor step
+    of update i and the critic step of update i + 1, which do not wait for each other (the
+    actor step reads the critic before the critic step writes it). Losses [U]."""
+    count = tf.shape(states)[0]
+
+    def observation(i):
+        return {"state": states[i], "goal": goal_embeddings[i]}
+
+    # A call ends at a Polyak move (`run`): the move (`count_update`) can only come after
+    # the last actor step, with no critic step of the next update before it.
+    def step(i, critic_loss, losses):
+        actor_loss = ddpg.actor_step(observation(i))
+        following = tf.minimum(i + 1, count - 1)  # the last iteration: no next update
+        next_critic_loss = tf.cond(
+            i + 1 < count,
+            lambda: ddpg.critic_step(
+                observation(following), actions[following], targets[following]
+            ),
+            lambda: tf.constant(0.0),
+        )
+        ddpg.count_update()
+        return i + 1, next_critic_loss, losses.write(i, critic_loss + actor_loss)
+
+    first = ddpg.critic_step(observation(0), actions[0], targets[0])
+    _, _, losses = tf.while_loop(
+        lambda i, *_: i < count,
+        step,
+        (tf.constant(0), first, tf.TensorArray(tf.float32, size=count, element_shape=[])),
+    )
+    return losses.stack()

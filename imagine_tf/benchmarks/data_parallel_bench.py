@@ -12,32 +12,24 @@ an update, with the bytes one update all-reduces.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import subprocess
-import sys
 import tempfile
 
+from imagine_tf.benchmarks.data_parallel_worker import worker_process
 from imagine_tf.distributed.address import free_port
 from imagine_tf.provenance import machine_description
-
-WORKER = "imagine_tf.benchmarks.data_parallel_worker"
 
 
 def _run_workers(count: int, options: list[str], scratch: pathlib.Path, name: str) -> list[dict]:
     """``count`` worker processes at once (no strategy for one); their timing records."""
     workers = ",".join(f"127.0.0.1:{free_port()}" for _ in range(count)) if count > 1 else ""
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    processes, paths = [], []
-    for index in range(count):
-        paths.append(scratch / f"{name}_{index}.json")
-        command = [sys.executable, "-m", WORKER, "--workers", workers, "--index", str(index)]
-        command += ["--num-workers", str(count), *options, "--timing", str(paths[-1])]
-        processes.append(
-            subprocess.Popen(
-                command, env=env, stdout=subprocess.PIPE, text=True, stderr=subprocess.STDOUT
-            )
+    paths = [scratch / f"{name}_{index}.json" for index in range(count)]
+    processes = [
+        worker_process(
+            workers, index, ["--num-workers", str(count), *options, "--timing", str(path)]
         )
+        for index, path in enumerate(paths)
+    ]
     for process in processes:
         output, _ = process.communicate(timeout=900)
         if process.returncode != 0:

@@ -1,5 +1,6 @@
-"""One data-parallel DDPG worker process (`distributed/data_parallel.py`), for the data-parallel test
-and benchmark: MA actor and critic, `Ddpg.update`s on its share of fixed transitions.
+"""One data-parallel DDPG worker process (`distributed/data_parallel.py`), for the
+data-parallel test and benchmark: MA actor and critic, `Ddpg.update`s on its share of fixed
+transitions.
 
     python -m imagine_tf.benchmarks.data_parallel_worker --workers H:P,H:P --index I \
         [--reduction sum|mean] [--cycle] [--steps S] [--batch B] [--hidden H] \
@@ -7,12 +8,13 @@ and benchmark: MA actor and critic, `Ddpg.update`s on its share of fixed transit
 
 ``--workers`` empty: one process without strategy, on the batches of ``--num-workers`` workers
 put together (its gradient times that count for "sum"): the learner the workers must equal.
-``--cycle``: the steps as a cycle runs them (`UpdateCycle._steps`, one graph: the critic step
-of update i + 1 beside the actor step of update i, two all-reduces in flight). ``--weights``:
-the actor's, critic's and targets' weights after the steps (and the critic's initial ones,
-``initial/*``). ``--timing``: seconds per update after one warm-up call. ``--pause``: after the
-first step, writes ``<weights>.stepped`` and sleeps (a peer to kill). ``--reduce-only``: only
-all-reduces the gradients' shapes, zeros, as many times (the all-reduce's own cost).
+``--cycle``: the steps as a cycle runs them (`update_cycle.pipelined_steps`, one graph: the
+critic step of update i + 1 beside the actor step of update i, two all-reduces in flight).
+``--weights``: the actor's, critic's and targets' weights after the steps (and the critic's
+initial ones, ``initial/*``). ``--timing``: seconds per update after one warm-up call.
+``--pause``: after the first step, writes ``<weights>.stepped`` and sleeps (a peer to kill).
+``--reduce-only``: only all-reduces the gradients' shapes, zeros, as many times (the
+all-reduce's own cost).
 """
 
 from __future__ import annotations
@@ -22,6 +24,20 @@ import json
 import time
 
 import numpy as np
+
+
+def worker_process(workers: str, index: int, options: list[str]):
+    """This module as a process: worker ``index`` of ``workers`` (HOST:PORT,...; "" for one
+    learner), with its other ``options``; output and errors on its stdout."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", __name__, "--workers", workers, "--index", str(index)]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    return subprocess.Popen(
+        [*command, *options], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 def transitions(batch: int, workers: int, rows: slice, tf):
@@ -80,15 +96,13 @@ def _updates(args, ddpg, data, tf):
             ),
             args.steps,
         )
-    from types import SimpleNamespace
-
-    from imagine_tf.agent.update_cycle import UpdateCycle
+    from imagine_tf.agent.update_cycle import pipelined_steps
 
     stacked = [tf.stack([x] * args.steps) for x in (first["state"], first["goal"], actions)]
 
     def cycle():
         targets = tf.stack([ddpg.td_targets(second, rewards)] * args.steps)
-        return UpdateCycle._steps(SimpleNamespace(ddpg=ddpg), *stacked, targets)
+        return pipelined_steps(ddpg, *stacked, targets)
 
     return tf.function(cycle, autograph=False), 1
 
@@ -107,12 +121,9 @@ def main(argv=None) -> None:
     tf.config.threading.set_inter_op_parallelism_threads(1)
     workers = [w for w in args.workers.split(",") if w]
     strategy = worker_strategy(workers, args.index, args.timeout) if workers else None
-    if strategy:  # the settings that make the workers' steps one step
-        settings = {
-            k: v for k, v in vars(args).items() if k not in ("index", "weights", "timing", "pause")
-        }
-        check_same_config(strategy, {**settings, "seed": args.seed})
-    if strategy:
+    if strategy:  # the settings that make the workers' steps one step, seed included
+        private = ("index", "weights", "timing", "pause")
+        check_same_config(strategy, {k: v for k, v in vars(args).items() if k not in private})
         reduce = GradientAllReduce(strategy, args.reduction)
     else:  # one learner on the workers' batches put together
         scale = args.num_workers if args.reduction == "sum" else 1

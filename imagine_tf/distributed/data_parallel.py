@@ -64,12 +64,8 @@ class GradientAllReduce:
     def __init__(self, strategy: tf.distribute.Strategy, reduction: str = "sum"):
         if reduction not in REDUCTIONS:
             raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}.")
-        self.strategy, self.reduction = strategy, reduction
+        self.strategy = strategy
         self.op = tf.distribute.ReduceOp.SUM if reduction == "sum" else tf.distribute.ReduceOp.MEAN
-
-    @property
-    def num_workers(self) -> int:
-        return self.strategy.num_replicas_in_sync
 
     def __call__(self, gradients: Sequence[tf.Tensor]) -> list[tf.Tensor]:
         """The all-reduced gradients (dense; IndexedSlices are densified first), in order."""

@@ -2,35 +2,25 @@
 MultiWorkerMirroredStrategy: equal weights after every run of steps, the same steps as one
 learner on their batches put together, and a bounded failure when a peer is killed."""
 
-import os
 import signal
 import subprocess
-import sys
 import time
 
 import numpy as np
 import pytest
 
 from imagine_tf.distributed.data_parallel import GradientAllReduce, worker_strategy
+from imagine_tf.benchmarks.data_parallel_worker import worker_process
 from imagine_tf.distributed.address import free_port
 
 pytestmark = pytest.mark.timeout(180)
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the checkout
 
 
 def start(workers: str, index: int, reduction: str, out, *options) -> subprocess.Popen:
     """A worker (`imagine_tf.benchmarks.data_parallel_worker`): 3 updates of MA networks of
     width 32 on its 16 transitions, its weights to ``out``."""
-    command = [sys.executable, "-m", "imagine_tf.benchmarks.data_parallel_worker"]
-    command += ["--workers", workers, "--index", str(index), "--weights", str(out)]
-    command += ["--reduction", reduction.removesuffix("_cycle"), *options]
-    if reduction.endswith("_cycle"):
-        command.append("--cycle")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    return subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    options = ["--weights", str(out), "--reduction", reduction.removesuffix("_cycle"), *options]
+    return worker_process(workers, index, options + ["--cycle"] * reduction.endswith("_cycle"))
 
 
 def finish(process: subprocess.Popen, timeout: float = 120) -> str:
@@ -48,7 +38,7 @@ def cluster() -> str:
 
 
 @pytest.mark.parametrize(
-    "reduction",  # "_cycle": the steps as `UpdateCycle._steps` pipelines them, in one graph
+    "reduction",  # "_cycle": the steps as `update_cycle.pipelined_steps` pipelines them, in one graph
     [
         "sum_cycle",
         pytest.param("sum", marks=pytest.mark.slow),
