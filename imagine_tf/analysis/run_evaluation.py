@@ -121,8 +121,8 @@ def evaluate_learner(
         return result
     other_n = "" if result["num_objects"] == config.num_objects else f"_n{result['num_objects']}"
     text = json.dumps(result, indent=1)
-    evaluations = layout / run_layout.EVALUATIONS
-    evaluations.mkdir(exist_ok=True)
-    write_text_atomically(evaluations / f"epoch_{result['epoch']:04d}{other_n}.json", text)
+    kept = run_layout.evaluation_file(layout.root, result["epoch"], other_n)
+    kept.parent.mkdir(exist_ok=True)
+    write_text_atomically(kept, text)
     write_text_atomically(layout / f"eval{other_n}.json", text)
     return result

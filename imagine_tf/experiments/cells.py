@@ -124,7 +124,7 @@ class Cell:
 
     def read_epoch_file(self, epoch: int) -> pathlib.Path:
         """The run's evaluation at a declared earlier epoch (`ExperimentSpec.read_epochs_of`)."""
-        return self.directory / run_layout.EVALUATIONS / f"epoch_{epoch:04d}.json"
+        return run_layout.evaluation_file(self.directory, epoch)
 
     def _eval_command(self, num_objects: int | None) -> list[str]:
         """`imagine-tf eval` of the run's last checkpoint at N = ``num_objects`` (None: its own)."""
@@ -235,7 +235,7 @@ class Cell:
         """An agent run's evaluation of its last epoch at N = ``num_objects`` (None, or the
         run's N ``trained``: the unsuffixed file)."""
         suffix = "" if num_objects in (None, trained) else f"_n{num_objects}"
-        return self.directory / run_layout.EVALUATIONS / f"epoch_{self.num_epochs:04d}{suffix}.json"
+        return run_layout.evaluation_file(self.directory, self.num_epochs, suffix)
 
     def result_files(self) -> dict[int | None, pathlib.Path]:
         """{N: file} of every result the experiment reads: None for the run's own N, then each

@@ -81,7 +81,7 @@ def _evaluation_path(run: pathlib.Path, progress: list[dict]) -> pathlib.Path:
     """The run's eval.json, else its kept evaluation of its last epoch."""
     if (run / run_layout.EVAL_JSON).is_file() or not progress:
         return run / run_layout.EVAL_JSON
-    return run / run_layout.EVALUATIONS / f"epoch_{progress[-1]['epoch']:04d}.json"
+    return run_layout.evaluation_file(run, progress[-1]["epoch"])
 
 
 def _records(run: pathlib.Path, checkpoint: bool = True) -> tuple[dict, list[dict], dict]:

@@ -91,6 +91,11 @@ class RunLayout:
         return None
 
 
+def evaluation_file(root: str | os.PathLike, epoch: int, suffix: str = "") -> pathlib.Path:
+    """A run's kept evaluation of ``epoch`` (``suffix``: "_nN" at another object count N)."""
+    return pathlib.Path(root) / EVALUATIONS / f"epoch_{epoch:04d}{suffix}.json"
+
+
 def decode_logs(array: np.ndarray) -> list[dict]:
     """The per-epoch records a checkpoint's ``state.npz`` holds (UTF-8 JSON bytes)."""
     return json.loads(bytes(array).decode())
