@@ -174,7 +174,8 @@ def _figures(card: dict) -> list[str]:
         s = spread[metric]
         lines.append(
             f"| {LABELS[metric]} | {figure_text(shipped_figure(shipped, metric))} | {s['n']} | "
-            f"{figure_text(s['mean'])} ± {figure_text(s['std'])} | {figure_text(s['min'])} – {figure_text(s['max'])} | {_band(s)} |"
+            f"{figure_text(s['mean'])} ± {figure_text(s['std'])} | "
+            f"{figure_text(s['min'])} – {figure_text(s['max'])} | {_band(s)} |"
         )
     sr, f1 = measures["success_rate"], measures["reward_f1"]
     predicates = ", ".join(
@@ -231,7 +232,8 @@ def _checks(card: dict) -> list[str]:
         "",
         f"* Measured again by the build, the shipped copy gives {_agrees(again)} what the run "
         f"recorded: train / test SR {figure_text(shipped['train_success'])} / "
-        f"{figure_text(shipped['test_success'])} (its eval.json: {figure_text(recorded['train_success'])} / "
+        f"{figure_text(shipped['test_success'])} (its eval.json: "
+        f"{figure_text(recorded['train_success'])} / "
         f"{figure_text(recorded['test_success'])}), reward F1 on the test goals "
         f"{figure_text(shipped['test_goal_f1'])} (its last epoch's record: "
         f"{figure_text(recorded['test_goal_f1'])}).",
@@ -241,9 +243,11 @@ def _checks(card: dict) -> list[str]:
         f"{figure_text(served['test_goal_f1'])} on the training / test goals.",
         "* `tests/pretrained/pretrained_test.py` loads the shipped models and measures again "
         f"the check (train SR over {check['episodes_per_goal']} episodes per goal, seed "
-        f"{check['seed']}: {figure_text(shipped['check_train_success'])} at the build) and both reward "
+        f"{check['seed']}: {figure_text(shipped['check_train_success'])} at the build) and both "
+        "reward "
         "F1s through the SavedModel. Each must lie in its band, the seeds' mean ± 3 std "
-        f"(train SR: {figure_text(band[0])} – {figure_text(band[1])}), and within {check['tolerance']} of the "
+        f"(train SR: {figure_text(band[0])} – {figure_text(band[1])}), and within "
+        f"{check['tolerance']} of the "
         "card's figure (rounding on another CPU may flip an episode or a borderline "
         f"probability). The min – max of {n} seeds would hold a further seed of the "
         f"configuration with probability (n − 1) / (n + 1) = {(n - 1) / (n + 1):.2f} only, too "

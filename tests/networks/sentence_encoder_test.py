@@ -74,21 +74,28 @@ def test_gated_attention_on_a_hand_computed_input():
     assert GatedAttention.from_config(layer.get_config()).feature_dim == 3
 
 
+def assert_same_values_and_gradients(layer, expected_fn, got_fn, power: int = 2):
+    """``got_fn()`` equals ``expected_fn()`` (embeddings, atol 1e-6), and so do the gradients
+    of the sum of their ``power``-th powers with respect to the layer's weights (atol 1e-5)."""
+    with tf.GradientTape(persistent=True) as tape:
+        expected, got = expected_fn(), got_fn()
+        expected_loss, got_loss = tf.reduce_sum(expected**power), tf.reduce_sum(got**power)
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    for a, b in zip(
+        tape.gradient(expected_loss, layer.trainable_variables),
+        tape.gradient(got_loss, layer.trainable_variables),
+    ):
+        np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-5)
+
+
 def test_the_direct_lstm_equals_keras_lstm_on_one_hot_words():
     from imagine_tf.language import grammar
 
     layer = encoder()
     ids = tf.constant(VOCABULARY.encode(list(grammar.one_object_goals())))
-    with tf.GradientTape(persistent=True) as tape:
-        direct = layer(ids)
-        keras = layer.lstm(layer.one_hot(ids))
-        direct_loss, keras_loss = tf.reduce_sum(direct**2), tf.reduce_sum(keras**2)
-    np.testing.assert_allclose(direct, keras, atol=1e-6)
-    for a, b in zip(
-        tape.gradient(keras_loss, layer.trainable_variables),
-        tape.gradient(direct_loss, layer.trainable_variables),
-    ):
-        np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-5)
+    assert_same_values_and_gradients(
+        layer, lambda: layer.lstm(layer.one_hot(ids)), lambda: layer(ids)
+    )
 
 
 def test_the_prefix_tree_gives_each_goals_embedding_and_its_gradients():
@@ -100,14 +107,8 @@ def test_the_prefix_tree_gives_each_goals_embedding_and_its_gradients():
     rows = [int(tf.size(words)) for words in tree.words]
     assert rows[0] == len({row[0] for row in ids}) and rows[-1] == len(ids)
     assert sum(rows) < 0.7 * ids.size  # shared prefixes are computed once
-    with tf.GradientTape(persistent=True) as tape:
-        direct, shared = layer(tf.constant(ids)), layer.over_prefix_tree(tree)
-        direct_loss, shared_loss = tf.reduce_sum(direct**3), tf.reduce_sum(shared**3)
-    np.testing.assert_allclose(shared, direct, atol=1e-6)
-    for a, b in zip(
-        tape.gradient(direct_loss, layer.trainable_variables),
-        tape.gradient(shared_loss, layer.trainable_variables),
-    ):
-        np.testing.assert_allclose(tf.convert_to_tensor(b), tf.convert_to_tensor(a), atol=1e-5)
+    assert_same_values_and_gradients(
+        layer, lambda: layer(tf.constant(ids)), lambda: layer.over_prefix_tree(tree), power=3
+    )
     with pytest.raises(ValueError, match=r"token ids \[G, L\], got shape \(4,\)"):
         prefix_tree(ids[0])
