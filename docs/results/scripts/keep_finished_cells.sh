@@ -1,7 +1,8 @@
 #!/bin/bash
 # Copies each finished cell of an experiment grid (its evaluations, progress.jsonl,
 # config.json, fork.json, cpu_seconds.json and code versions: what the report reads) from the
-# grid's run root into the repository, with machine.json (the machine it ran on: this one),
+# grid's run root into the repository (`keep_run_records.py`: with kept.json, what wrote them),
+# with machine.json (the machine it ran on: this one),
 # and commits it, once per cell, so that a lost machine costs only the cells in flight.
 # With --watch, checks again every 10 minutes until stopped.
 #   bash docs/results/scripts/keep_finished_cells.sh NAME RUNS [--watch]
@@ -16,12 +17,9 @@ keep_once() {
   "$python" -m imagine_tf.cli.main experiment "$name" --root-dir "$runs" --list 2>/dev/null \
     | awk '$2 == "finished" {print $1}' | while read -r cell; do
     [ -e "$dest/$cell/DONE" ] && continue
-    mkdir -p "$dest/$cell/evaluations"
-    cp "$runs/$cell"/evaluations/epoch_*.json "$dest/$cell/evaluations/"
-    for f in progress.jsonl config.json fork.json cpu_seconds.json; do
-      [ -e "$runs/$cell/$f" ] && cp "$runs/$cell/$f" "$dest/$cell/"
-    done
-    [ -e "$runs/$cell.code_versions" ] && cp "$runs/$cell.code_versions" "$dest/"
+    "$python" "$repo/docs/results/scripts/keep_run_records.py" "$runs/$cell" "$dest/$cell" \
+      --report "$repo/docs/results/experiments/$name.json" 2>/dev/null \
+      || "$python" "$repo/docs/results/scripts/keep_run_records.py" "$runs/$cell" "$dest/$cell"
     "$python" "$repo/docs/results/scripts/cell_machine.py" "$dest/$cell"
     date -u +%FT%TZ > "$dest/$cell/DONE"
     git add "$dest/$cell" "$dest/$cell.code_versions" 2>/dev/null
